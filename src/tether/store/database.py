@@ -1,0 +1,122 @@
+"""The database: one engine per process, short transactions, no 'database is locked'.
+
+On SQLite every transaction goes through one connection in WAL mode, taken
+in turn under an asyncio lock, so no write ever waits on SQLite's own busy
+handler (real Ironic on SQLite spends its tail latency in those retries).
+On PostgreSQL transactions use an ordinary pool.
+
+Checkpoints may not fall inside a transaction (see ``sim.runtime``), so a
+transaction never spans a point where another operation could interleave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import NullPool
+
+from tether.sim.runtime import Runtime, in_transaction
+from tether.store.tables import metadata, schema_version
+
+SCHEMA_VERSION = 1
+
+
+class DatabaseUrlError(ValueError):
+    pass
+
+
+def async_url(url: str) -> str:
+    """Accept a URL as people write it (``sqlite:///x.db``, ``postgresql://u@h/db``)."""
+    try:
+        parsed = make_url(url)
+    except Exception as error:
+        raise DatabaseUrlError(f"Invalid database URL {url!r}: {error}") from None
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        return str(parsed.set(drivername="sqlite+aiosqlite"))
+    if backend in ("postgresql", "postgres"):
+        return parsed.set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
+    raise DatabaseUrlError(f"Unsupported database {backend!r}: use sqlite:/// or postgresql://")
+
+
+class Database:
+    """The engine and the discipline around it. Shared by every incarnation in a process."""
+
+    def __init__(self, url: str, *, schema: str | None = None, pool_size: int = 10) -> None:
+        self.url = url
+        target = async_url(url)
+        self.is_sqlite = target.startswith("sqlite")
+        self._write_lock = asyncio.Lock() if self.is_sqlite else None
+        if self.is_sqlite:
+            self.engine: AsyncEngine = create_async_engine(
+                target, pool_size=1, max_overflow=0, connect_args={"timeout": 30}
+            )
+            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+        else:
+            connect_args: dict[str, Any] = {}
+            if schema:
+                connect_args["server_settings"] = {"search_path": schema}
+            self.engine = create_async_engine(
+                target,
+                pool_size=pool_size,
+                max_overflow=pool_size,
+                connect_args=connect_args,
+                poolclass=None if pool_size else NullPool,
+            )
+
+    async def create_schema(self) -> None:
+        async with self.engine.begin() as conn:
+            await conn.run_sync(metadata.create_all)
+            present = (await conn.execute(schema_version.select())).first()
+            if present is None:
+                await conn.execute(schema_version.insert().values(version=SCHEMA_VERSION))
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()
+
+    @asynccontextmanager
+    async def begin(self) -> AsyncIterator[AsyncConnection]:
+        if self._write_lock is not None:
+            async with self._write_lock, self._transaction() as conn:
+                yield conn
+        else:
+            async with self._transaction() as conn:
+                yield conn
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[AsyncConnection]:
+        token = in_transaction.set(True)
+        try:
+            async with self.engine.begin() as conn:
+                yield conn
+        finally:
+            in_transaction.reset(token)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+class Store:
+    """The database as one incarnation sees it: dead incarnations cannot write."""
+
+    def __init__(self, database: Database, runtime: Runtime) -> None:
+        self.database = database
+        self.rt = runtime
+
+    @asynccontextmanager
+    async def begin(self) -> AsyncIterator[AsyncConnection]:
+        self.rt.ensure_alive()
+        async with self.database.begin() as conn:
+            yield conn

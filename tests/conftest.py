@@ -1,0 +1,67 @@
+"""Shared fixtures: every store-backed test runs on SQLite and on a real PostgreSQL.
+
+PostgreSQL is found at ``TETHER_TEST_PG_URL`` (default: the local server's
+``test`` database). Without a server those runs are skipped, unless
+``TETHER_REQUIRE_PG=1`` (set by ``.ci/run``) makes that a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+
+from tether.store.database import Database
+
+PG_URL = os.environ.get("TETHER_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+REQUIRE_PG = os.environ.get("TETHER_REQUIRE_PG") == "1"
+
+_pg_reachable: bool | None = None
+
+
+async def _probe_pg() -> bool:
+    import asyncpg
+
+    try:
+        conn = await asyncpg.connect(PG_URL.replace("postgresql://", "postgres://"), timeout=3)
+    except (OSError, asyncpg.PostgresError):
+        return False
+    await conn.close()
+    return True
+
+
+async def pg_available() -> bool:
+    global _pg_reachable
+    if _pg_reachable is None:
+        _pg_reachable = await _probe_pg()
+    return _pg_reachable
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def database(request: pytest.FixtureRequest, tmp_path) -> AsyncIterator[Database]:
+    """A fresh, empty database with Tether's schema."""
+    if request.param == "sqlite":
+        db = Database(f"sqlite:///{tmp_path / 'tether.db'}")
+        await db.create_schema()
+        yield db
+        await db.dispose()
+        return
+    if not await pg_available():
+        if REQUIRE_PG:
+            pytest.fail(f"PostgreSQL is required but not reachable at {PG_URL}")
+        pytest.skip(f"no PostgreSQL at {PG_URL}")
+    import asyncpg
+
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    admin = await asyncpg.connect(PG_URL.replace("postgresql://", "postgres://"))
+    await admin.execute(f'CREATE SCHEMA "{schema}"')
+    db = Database(PG_URL, schema=schema, pool_size=4)
+    try:
+        await db.create_schema()
+        yield db
+    finally:
+        await db.dispose()
+        await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        await admin.close()
