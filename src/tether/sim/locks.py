@@ -42,7 +42,8 @@ class LockTable:
     def is_locked(self, kind: str, key: str) -> bool:
         return (kind, key) in self._held
 
-    async def acquire(self, kind: str, key: str) -> None:
+    async def acquire(self, kind: str, key: str, timeout: float | None = None) -> bool:
+        """Take the lock, waiting at most ``timeout`` seconds (forever if None); False if not taken."""
         owner = _owner()
         mine = self._by_owner.get(owner, [])
         rank = ORDER.index(kind)
@@ -52,10 +53,15 @@ class LockTable:
         slot = (kind, key)
         if self._held.get(slot) is owner:
             raise LockOrderViolation(f"{kind} lock {key} is not re-entrant")
+        deadline = None if timeout is None else self._rt.now() + timeout
         while slot in self._held:
-            await self._rt.wait(("lock", kind, key), None, point=f"lock.wait.{kind}")
+            remaining = None if deadline is None else deadline - self._rt.now()
+            if remaining is not None and remaining <= 0:
+                return False
+            await self._rt.wait(("lock", kind, key), remaining, point=f"lock.wait.{kind}")
         self._held[slot] = owner
         self._by_owner.setdefault(owner, []).append(slot)
+        return True
 
     def try_acquire(self, kind: str, key: str) -> bool:
         slot = (kind, key)
