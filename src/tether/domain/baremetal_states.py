@@ -65,6 +65,8 @@ PROVISION_STATES = StateMachine(
         (DELETING, "clean"): CLEANING,
         (DELETING, "fail"): ERROR,
         (CLEANING, "done"): AVAILABLE,
+        # Manual cleaning (the "clean" verb from manageable) ends where it began.
+        (CLEANING, "manage"): MANAGEABLE,
         (CLEANING, "wait"): CLEANWAIT,
         (CLEANING, "fail"): CLEANFAIL,
         (CLEANWAIT, "resume"): CLEANING,
@@ -72,6 +74,11 @@ PROVISION_STATES = StateMachine(
         (CLEANWAIT, "abort"): CLEANFAIL,
         (CLEANFAIL, "manage"): MANAGEABLE,
     },
+)
+
+# The states a conductor job is working through; after a restart each is resumed.
+TRANSIENT_STATES = tuple(
+    name for name, state in PROVISION_STATES.states.items() if not state.stable
 )
 
 # The API's provision targets and the event each one means.

@@ -117,3 +117,14 @@ class InstanceFault:
     details: str
     created_at: float
     id: int | None = None
+
+
+@dataclass(frozen=True)
+class GuestInterface:
+    """A guest interface as a hypervisor reports it (``virsh domiflist``)."""
+
+    host: str
+    instance_uuid: str
+    device: str  # "tap" + the first 11 characters of the port id
+    mac: str
+    port_id: str

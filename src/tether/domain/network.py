@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tether.domain.ids import is_uuid_like
+
 # Port status, as neutron reports it.
 DOWN = "DOWN"
 BUILD = "BUILD"
@@ -17,11 +19,28 @@ CREATED_BY_USER = "user"
 CREATED_BY_COMPUTE = "compute"
 CREATED_BY_ORCHESTRATION = "orchestration"
 
+CREATORS = (CREATED_BY_USER, CREATED_BY_COMPUTE, CREATED_BY_ORCHESTRATION)
+
 COMPUTE_OWNER_PREFIX = "compute:"
 DEFAULT_COMPUTE_OWNER = "compute:nova"
 BAREMETAL_HOST_PREFIX = "baremetal:"
+# Ports the network service runs itself (DHCP, router interfaces): they never keep a network alive.
+NETWORK_OWNER_PREFIX = "network:"
 
 VNIC_TYPES = ("normal", "baremetal", "direct", "macvtap", "direct-physical", "virtio-forwarder")
+
+# binding:vif_type: "unbound" until a host is bound, then what the mechanism driver plugs.
+VIF_TYPE_UNBOUND = "unbound"
+VIF_TYPE_OVS = "ovs"
+VIF_TYPE_OTHER = "other"
+
+NETWORK_TYPES = ("flat", "vlan", "vxlan", "geneve", "gre", "local")
+
+
+def vif_type_for(vnic_type: str, host_id: str) -> str:
+    if not host_id:
+        return VIF_TYPE_UNBOUND
+    return VIF_TYPE_OTHER if vnic_type == "baremetal" else VIF_TYPE_OVS
 
 
 @dataclass
@@ -98,3 +117,12 @@ class Port:
     @property
     def owned_by_compute(self) -> bool:
         return self.device_owner.startswith(COMPUTE_OWNER_PREFIX)
+
+    @property
+    def owned_by_network(self) -> bool:
+        return self.device_owner.startswith(NETWORK_OWNER_PREFIX)
+
+    @property
+    def notifies_compute(self) -> bool:
+        """Whether neutron would tell nova about this port (its notifier's own test)."""
+        return self.owned_by_compute and is_uuid_like(self.device_id)

@@ -9,17 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
-
-@dataclass(frozen=True)
-class GuestInterface:
-    host: str
-    instance_uuid: str
-    device: str  # "tap" + the first 11 characters of the port id
-    mac: str
-    port_id: str
+from tether.domain.compute import GuestInterface
 
 
 def device_name(port_id: str) -> str:

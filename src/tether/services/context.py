@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 def new_request_id() -> str:
@@ -29,6 +29,10 @@ class RequestContext:
     def owns(self, project_id: str | None) -> bool:
         """Whether the caller may see a resource of ``project_id`` (admins see all)."""
         return self.is_admin or (project_id is not None and project_id == self.project_id)
+
+    def fresh(self) -> RequestContext:
+        """The same caller making a new request (a new request id, as every API call has)."""
+        return replace(self, request_id=new_request_id())
 
     @classmethod
     def internal(cls, project_id: str | None = None) -> RequestContext:

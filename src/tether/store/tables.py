@@ -91,7 +91,7 @@ instance_faults = table_for(metadata, "instance_faults", compute.InstanceFault,
 # first side effect, removed when it ends; recovery finishes or undoes the rest.
 intents = Table(
     "intents", metadata,
-    Column("id", String(64), primary_key=True),
+    Column("id", String(255), primary_key=True),
     Column("kind", String(64), nullable=False),
     Column("key", String(64), nullable=False),
     Column("payload", Text, nullable=False),

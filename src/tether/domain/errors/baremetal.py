@@ -107,3 +107,70 @@ class NodeInWrongStateForDelete(Invalid):
 
 class NodeInMaintenance(Invalid):
     template = "The {op} operation can't be performed on node {node} because it's in maintenance mode."
+
+
+class HTTPForbidden(BaremetalError):
+    status = 403
+    template = "Access was denied to the following resource: {resource}"
+
+
+class InvalidState(Conflict):
+    template = "Invalid resource state."
+
+
+class NodeAlreadyExists(Conflict):
+    template = "A node with UUID {uuid} already exists."
+
+
+class ChassisAlreadyExists(Conflict):
+    template = "A chassis with UUID {uuid} already exists."
+
+
+class PortgroupDuplicateName(Conflict):
+    template = "A portgroup with name {name} already exists."
+
+
+class PortgroupMACAlreadyExists(Conflict):
+    template = "A portgroup with MAC address {mac} already exists."
+
+
+class InvalidUUID(Invalid):
+    template = "Expected a UUID but received {uuid}."
+
+
+class InvalidName(Invalid):
+    template = "Expected a logical name but received {name}."
+
+
+class InvalidMAC(Invalid):
+    template = "Expected a MAC address but received {mac}."
+
+
+class PatchError(Invalid):
+    template = "Couldn't apply patch '{patch}'. Reason: {reason}"
+
+
+class DriverNotFound(Invalid):
+    # ironic's DriverNotFound is a 404, but its API answers a node create naming an
+    # unknown driver with 400, which is the only place Tether raises it.
+    template = "Could not find the following driver(s) or hardware type(s): {driver_name}."
+
+
+class PortgroupNotEmpty(Invalid):
+    template = "Cannot complete the requested action because portgroup {portgroup} contains ports."
+
+
+class ChassisNotEmpty(Invalid):
+    template = "Cannot complete the requested action because chassis {chassis} contains nodes."
+
+
+class PortgroupPhysnetConflict(Conflict):
+    template = (
+        "Port with physical network {physnet} cannot become a member of port group "
+        "{portgroup} which has ports in physical network {pg_physnet}."
+    )
+
+
+class NetworkError(BaremetalError):
+    status = 500
+    template = "Network operation failure."

@@ -111,3 +111,10 @@ class VirtualInterfacePlugException(BuildFailure):
 
 class VirtualInterfaceCreateException(BuildFailure):
     template = "Virtual Interface creation failed"
+
+
+class NodeLost(BuildFailure):
+    template = (
+        "Node {node} no longer runs instance {instance_uuid}: it was torn down, deleted "
+        "or reassigned outside compute."
+    )

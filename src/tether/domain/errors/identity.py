@@ -1,4 +1,4 @@
-"""Identity (keystone) errors."""
+"""Identity (keystone) errors, in keystone's words."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ class IdentityError(TetherError):
 
 
 class Unauthorized(IdentityError):
+    """Any failed authentication: never says which part was wrong."""
+
     status = 401
     template = "The request you have made requires authentication."
 
@@ -25,6 +27,33 @@ class NotFound(IdentityError):
     template = "Could not find {target}: {id}."
 
 
+class DomainNotFound(NotFound):
+    template = "Could not find domain: {domain_id}."
+
+
+class ProjectNotFound(NotFound):
+    template = "Could not find project: {project_id}."
+
+
+class UserNotFound(NotFound):
+    template = "Could not find user: {user_id}."
+
+
+class RoleNotFound(NotFound):
+    template = "Could not find role: {role_id}."
+
+
+class RoleAssignmentNotFound(NotFound):
+    template = (
+        "Could not find role assignment with role: {role_id}, user or group: {actor_id}, "
+        "project, domain, or system: {target_id}."
+    )
+
+
+class TokenNotFound(NotFound):
+    template = "Could not find token: {token_id}."
+
+
 class Conflict(IdentityError):
     status = 409
     template = "Conflict occurred attempting to store {type} - {details}."
@@ -33,3 +62,10 @@ class Conflict(IdentityError):
 class ValidationError(IdentityError):
     status = 400
     template = "{reason}"
+
+
+class MissingAttribute(ValidationError):
+    template = (
+        "Expecting to find {attribute} in {target}. The server could not comply with the request "
+        "since it is either malformed or otherwise incorrect. The client is assumed to be in error."
+    )

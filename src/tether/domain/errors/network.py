@@ -20,6 +20,40 @@ class InvalidInput(NetworkError):
     template = "Invalid input for operation: {error_message}."
 
 
+class InvalidAttribute(BadRequest):
+    """A request attribute failed validation (neutron-lib's validators, word for word)."""
+
+    template = "Invalid input for {attr}. Reason: {reason}."
+
+
+class UnrecognizedAttribute(BadRequest):
+    template = "Unrecognized attribute(s) '{attrs}'"
+
+
+class ReadOnlyAttribute(BadRequest):
+    template = "Cannot update read-only attribute {attr}"
+
+
+class InvalidFilter(BadRequest):
+    template = "{names} is invalid attribute for filtering"
+
+
+class InvalidAllocationPool(BadRequest):
+    template = "The allocation pool {pool} is not valid."
+
+
+class OutOfBoundsAllocationPool(BadRequest):
+    template = "The allocation pool {pool} spans beyond the subnet cidr {subnet_cidr}."
+
+
+class InvalidIpForSubnet(BadRequest):
+    template = "IP address {ip_address} is not a valid IP for the specified subnet."
+
+
+class InvalidIpForNetwork(BadRequest):
+    template = "IP address {ip_address} is not a valid IP for any of the subnets on the specified network."
+
+
 class NotFound(NetworkError):
     status = 404
 
@@ -77,7 +111,33 @@ class SubnetInUse(Conflict):
 
 
 class MacChangeOnBoundPort(Conflict):
-    template = "Port {port_id} is bound; unbind it before changing its MAC address."
+    """Neutron's PortBound: it refuses to change the MAC of a bound port."""
+
+    template = (
+        "Unable to complete operation on port {port_id}, port is already bound, "
+        "port type: {vif_type}, old_mac {old_mac}, new_mac {new_mac}."
+    )
+
+
+class OverlappingAllocationPools(Conflict):
+    template = "Found overlapping allocation pools: {pool_1} {pool_2} for subnet {subnet_cidr}."
+
+
+class GatewayConflictWithAllocationPools(Conflict):
+    template = "Gateway ip {ip_address} conflicts with allocation pool {pool}."
+
+
+class GatewayIpInUse(Conflict):
+    template = "Current gateway ip {ip_address} already in use by port {port_id}. Unable to update."
+
+
+class InvalidSharedSetting(Conflict):
+    template = "Unable to reconfigure sharing settings for network {network}. Multiple tenants are using it."
+
+
+class MacAddressGenerationFailure(NetworkError):
+    status = 503
+    template = "Unable to generate unique mac on network {net_id}."
 
 
 class NotAuthorized(NetworkError):

@@ -1,0 +1,129 @@
+"""The `tether` command: serve | scenario | check | faults | bugs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from tether.config import DEFAULT_DATA_DIR
+from tether.sim.bugs import BUGS
+from tether.sim.checkpoints import CHECKPOINTS, checkpoint_names
+
+app = typer.Typer(help="Tether: an OpenStack-compatible control plane that does not leak.", no_args_is_help=True)
+faults_app = typer.Typer(help="Fault injection at named checkpoints.", no_args_is_help=True)
+bugs_app = typer.Typer(help="Upstream OpenStack bugs Tether can emulate.", no_args_is_help=True)
+scenario_app = typer.Typer(help="The scenario library: each seed's race, reproduced exactly.", no_args_is_help=True)
+app.add_typer(faults_app, name="faults")
+app.add_typer(bugs_app, name="bugs")
+app.add_typer(scenario_app, name="scenario")
+
+VIOLATIONS_FOUND = 3
+console = Console()
+
+
+@faults_app.command("list")
+def faults_list(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Say what each point means.")] = False) -> None:
+    """Print every checkpoint name, one a line."""
+    for name in checkpoint_names():
+        typer.echo(f"{name}\t{CHECKPOINTS[name]}" if verbose else name)
+
+
+@bugs_app.command("list")
+def bugs_list(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
+    """Print the name of every upstream bug that can be emulated."""
+    for name in sorted(BUGS):
+        typer.echo(f"{name}\t{BUGS[name]}" if verbose else name)
+
+
+@scenario_app.command("list")
+def scenario_list() -> None:
+    """Print every built-in scenario."""
+    from tether.sim.scenarios.library import SCENARIOS
+
+    for scenario in SCENARIOS.values():
+        typer.echo(f"{scenario.name}\tseed {scenario.seed}\t{scenario.summary}")
+
+
+@scenario_app.command("run")
+def scenario_run(
+    name: str,
+    emulate_bug: Annotated[list[str] | None, typer.Option("--emulate-bug", help="Behave like upstream.")] = None,
+    fault: Annotated[list[str] | None, typer.Option("--fault", help="POINT=ACTION[*N]")] = None,
+    db: Annotated[str | None, typer.Option("--db", help="sqlite:///path or postgresql://user@host:port/db")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> None:
+    """Run a scenario on a fresh store; exit 0 when it passes, 3 when it does not."""
+    from tether.domain.errors import TetherError
+    from tether.sim.bugs import UnknownBug
+    from tether.sim.faults import FaultRuleError
+    from tether.sim.scenarios.library import SCENARIOS
+    from tether.sim.scenarios.runner import run_scenario
+    from tether.store.database import DatabaseUrlError
+
+    scenario = SCENARIOS.get(name)
+    if scenario is None:
+        raise typer.BadParameter(f"unknown scenario {name!r}; `tether scenario list` prints them", param_hint="NAME")
+    try:
+        result = asyncio.run(run_scenario(scenario, bugs=emulate_bug or (), faults=fault or (), db_url=db))
+    except (UnknownBug, FaultRuleError, DatabaseUrlError) as error:
+        raise typer.BadParameter(str(error)) from None
+    except (OSError, TetherError) as error:
+        console.print(f"[red]error:[/red] {error}")
+        raise typer.Exit(2) from None
+    if as_json:
+        typer.echo(json.dumps(result.as_dict(), indent=2))
+    else:
+        _print_scenario(result)
+    raise typer.Exit(0 if result.passed else VIOLATIONS_FOUND)
+
+
+def _print_scenario(result) -> None:  # type: ignore[no-untyped-def]
+    console.print(f"[bold]scenario[/bold] {result.scenario}")
+    for step in result.steps:
+        typer.echo(f"  t={step['at']:>7.1f}  {step['actor']:<28} {step['text']}")
+    if result.crashed_at:
+        console.print(f"[yellow]crashed at {result.crashed_at}; recovered on restart[/yellow]")
+    for violation in result.mended:
+        console.print(f"[yellow]mended by a reconciler[/yellow] {violation.invariant}: {violation.evidence}")
+    for violation in result.violations:
+        console.print(f"[red]VIOLATION[/red] {violation.invariant}: {violation.evidence}")
+    for unmet in result.unmet:
+        console.print(f"[red]UNMET[/red] {unmet}")
+    for leftover in result.leftovers:
+        console.print(f"[red]STILL TRANSIENT[/red] {leftover}")
+    for error in result.errors:
+        console.print(f"[red]ERROR[/red] {error}")
+    console.print("[green]PASSED[/green]" if result.passed else "[red]FAILED[/red]")
+
+
+@app.command()
+def check(
+    data_dir: Annotated[Path, typer.Option("--data-dir", help="The cloud's data directory.")] = DEFAULT_DATA_DIR,
+    db: Annotated[str | None, typer.Option("--db", help="Database URL (default: the data directory's SQLite).")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Read the whole system and print every invariant violation; exit 3 if there is any."""
+    from tether.local_cloud import check_local_cloud
+
+    violations = asyncio.run(check_local_cloud(data_dir, db))
+    if as_json:
+        typer.echo(json.dumps({"violations": [v.as_dict() for v in violations]}, indent=2))
+    elif not violations:
+        console.print("[green]no violations[/green]")
+    else:
+        table = Table("invariant", "resources", "evidence")
+        for violation in violations:
+            table.add_row(violation.invariant, ", ".join(f"{k}={v}" for k, v in violation.resources.items()),
+                          violation.evidence)
+        console.print(table)
+    raise typer.Exit(VIOLATIONS_FOUND if violations else 0)
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,62 @@
+"""Instance actions, their events and instance faults: what `server event list` shows."""
+
+from __future__ import annotations
+
+import traceback
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from tether.domain.compute import ActionEvent, InstanceAction, InstanceFault
+from tether.domain.errors import TetherError
+from tether.services.context import RequestContext
+from tether.store import repos
+
+
+async def start_action(
+    conn: AsyncConnection, ctx: RequestContext, instance_uuid: str, action: str, now: float
+) -> InstanceAction:
+    record = InstanceAction(
+        request_id=ctx.request_id, instance_uuid=instance_uuid, action=action,
+        project_id=ctx.project_id or "", user_id=ctx.user_id, start_time=now, updated_at=now,
+    )
+    await repos.instance_actions.add(conn, record)
+    await repos.action_events.add(
+        conn, ActionEvent(request_id=ctx.request_id, event=f"compute_{action}", start_time=now)
+    )
+    return record
+
+
+async def finish_action(
+    conn: AsyncConnection, request_id: str, instance_uuid: str, now: float,
+    error: BaseException | None = None,
+) -> None:
+    result = "Success" if error is None else "Error"
+    trace = None if error is None else "".join(traceback.format_exception_only(error)).strip()
+    await repos.action_events.update_where(
+        conn, {"request_id": request_id, "finish_time": None},
+        finish_time=now, result=result, traceback=trace,
+    )
+    values: dict[str, object] = {"updated_at": now}
+    if error is not None:
+        values["message"] = "Error"
+    await repos.instance_actions.update_where(
+        conn, {"request_id": request_id, "instance_uuid": instance_uuid}, **values
+    )
+
+
+def fault_for(instance_uuid: str, error: BaseException, now: float) -> InstanceFault:
+    message = error.message if isinstance(error, TetherError) else str(error)
+    code = error.status if isinstance(error, TetherError) else 500
+    return InstanceFault(
+        instance_uuid=instance_uuid, code=code, message=message,
+        details="".join(traceback.format_exception_only(error)).strip(), created_at=now,
+    )
+
+
+async def record_fault(conn: AsyncConnection, instance_uuid: str, error: BaseException, now: float) -> None:
+    await repos.instance_faults.add(conn, fault_for(instance_uuid, error, now))
+
+
+async def latest_fault(conn: AsyncConnection, instance_uuid: str) -> InstanceFault | None:
+    faults = await repos.instance_faults.find(conn, order_by=("id",), instance_uuid=instance_uuid)
+    return faults[-1] if faults else None

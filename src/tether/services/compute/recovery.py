@@ -1,0 +1,96 @@
+"""Recovery after a restart (design rule 5): finish or undo what the dead process left.
+
+Every unfinished build is failed and its resources released (nothing can
+resume a build's in-memory wait), every unfinished delete is run again (it is
+idempotent), and every unfinished interface attach is rolled back by
+reconciling the instance's network from truth.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tether.domain import compute_states as vm
+from tether.domain.errors import compute as ce
+from tether.services.compute.build import NodeVanished
+from tether.store import intents
+
+if TYPE_CHECKING:
+    from tether.services.compute.service import ComputeService
+
+
+class RecoveryOps:
+    async def recover(self: ComputeService) -> int:
+        """Spawn the recovery of every pending intent; returns how many there were."""
+        async with self.store.begin() as conn:
+            pending = await intents.pending(conn)
+        for intent in pending:
+            request_id = intent.payload.get("request_id", "")
+            if intent.kind == "build":
+                self.rt.spawn(self._recover_build(intent.key, request_id), name=f"recover.build:{intent.key[:8]}")
+            elif intent.kind == "delete":
+                self.rt.spawn(self._delete(intent.key, request_id), name=f"recover.delete:{intent.key[:8]}")
+            elif intent.kind == "attach":
+                self.rt.spawn(self._recover_attach(intent.key, intent.id), name=f"recover.attach:{intent.key[:8]}")
+        return len(pending)
+
+    async def _recover_build(self: ComputeService, uuid: str, request_id: str) -> None:
+        async with self.rt.locks.hold("instance", uuid):
+            instance = await self._live_instance(uuid)
+            if instance is None or instance.vm_state != vm.BUILDING:
+                async with self.store.begin() as conn:
+                    await intents.forget(conn, f"build:{uuid}")
+                return
+            if instance.task_state == vm.DELETING:
+                # The pending delete finishes the job; nothing to fail.
+                async with self.store.begin() as conn:
+                    await intents.forget(conn, f"build:{uuid}")
+                return
+            await self._fail_instance(uuid, request_id, ce.BuildAbortException(
+                instance_uuid=uuid, reason="the control plane restarted during the build"))
+
+    async def _recover_attach(self: ComputeService, uuid: str, intent_id: str) -> None:
+        await self.reconcile_network(uuid)
+        async with self.store.begin() as conn:
+            await intents.forget(conn, intent_id)
+
+    async def expire_transient(self: ComputeService, uuid: str) -> bool:
+        """Rule 3: end an instance's transient state that nothing is driving any more."""
+        if not self.rt.locks.try_acquire("instance", uuid):
+            return False  # a live operation holds it and enforces its own deadline
+        respawn_delete = False
+        try:
+            instance = await self._live_instance(uuid)
+            if instance is None:
+                return False
+            if instance.task_state == vm.DELETING:
+                respawn_delete = True
+            elif instance.vm_state == vm.BUILDING:
+                reason: BaseException = ce.BuildAbortException(
+                    instance_uuid=uuid, reason="the build did not finish before its deadline")
+                if instance.is_baremetal and instance.node:
+                    try:
+                        await self._raise_if_vanished(instance, instance.node)
+                    except NodeVanished as vanished:
+                        reason = ce.InstanceDeployFailure(instance_uuid=uuid, reason=str(vanished))
+                await self._fail_instance(uuid, "", reason)
+            else:
+                return False
+        finally:
+            self.rt.locks.release("instance", uuid)
+        if respawn_delete:
+            await self._delete(uuid, "")
+        return True
+
+    async def forget_node(self: ComputeService, uuid: str, node_uuid: str) -> bool:
+        """The instance names a node that no longer names it: it has lost its machine."""
+        if not self.rt.locks.try_acquire("instance", uuid):
+            return False
+        try:
+            instance = await self._live_instance(uuid)
+            if instance is None or instance.node != node_uuid or instance.task_state is not None:
+                return False
+            await self._fail_instance(uuid, "", ce.NodeLost(node=node_uuid, instance_uuid=uuid))
+            return True
+        finally:
+            self.rt.locks.release("instance", uuid)

@@ -1,0 +1,52 @@
+"""Password hashing with argon2: the plain password is never stored or logged.
+
+Hashing is deliberately slow, so it runs in a worker thread rather than on
+the event loop, and never inside a database transaction (on SQLite every
+transaction holds the one write connection).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+
+class Passwords:
+    def __init__(self, hasher: PasswordHasher | None = None) -> None:
+        self._hasher = hasher or PasswordHasher()
+        self._decoy: str | None = None
+
+    async def hash(self, password: str) -> str:
+        return await asyncio.to_thread(self._hasher.hash, password)
+
+    async def verify(self, stored_hash: str | None, password: str) -> bool:
+        """Whether ``password`` matches ``stored_hash``.
+
+        With no hash (unknown user, or a user without a password) a decoy
+        hash is checked instead, so the answer takes as long either way and
+        timing does not tell which user names exist.
+        """
+        if not stored_hash:
+            await asyncio.to_thread(self._check, await self._decoy_hash(), password)
+            return False
+        return await asyncio.to_thread(self._check, stored_hash, password)
+
+    def needs_rehash(self, stored_hash: str) -> bool:
+        try:
+            return self._hasher.check_needs_rehash(stored_hash)
+        except InvalidHashError:
+            return True
+
+    def _check(self, stored_hash: str, password: str) -> bool:
+        try:
+            return self._hasher.verify(stored_hash, password)
+        except (VerificationError, InvalidHashError):
+            return False
+
+    async def _decoy_hash(self) -> str:
+        if self._decoy is None:
+            self._decoy = await self.hash(secrets.token_hex(16))
+        return self._decoy

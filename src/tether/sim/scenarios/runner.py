@@ -1,0 +1,248 @@
+"""Run a scenario on the real services, deterministically, and judge the end state.
+
+The cloud is seeded with fault rules off; then the timeline's actors start
+and the seed's own timing (and any user fault rules) apply. A crash ends the
+incarnation: a new one starts on the same store and hardware and recovers.
+Invariants are checked once on what the operations left, and again after
+the reconcilers have run until nothing changes.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from tether.audit.local import collect
+from tether.domain.invariants import Violation, check_all, transient_leftovers
+from tether.drivers.hardware import FakeHardware
+from tether.drivers.hypervisor import FakeHypervisor
+from tether.reconcile.runner import reconcile_once
+from tether.services.cloud import Cloud, World
+from tether.services.seeding import seed_demo_cloud, wait_for_nodes
+from tether.sim.bugs import Bugs
+from tether.sim.clock import VirtualClock
+from tether.sim.faults import FaultPlan
+from tether.sim.runtime import Runtime
+from tether.sim.scenarios.env import Env
+from tether.sim.scenarios.model import Scenario, Timed
+from tether.sim.scheduler import FifoStrategy, Scheduler, Strategy
+from tether.store.database import Database
+
+T = TypeVar("T")
+MAX_RECONCILE_PASSES = 10
+
+
+@dataclass
+class ScenarioResult:
+    scenario: str
+    passed: bool
+    violations: list[Violation]
+    left_by_operations: list[Violation]
+    mended: list[Violation]
+    unmet: list[str]
+    leftovers: list[str]
+    steps: list[dict[str, Any]]
+    crashed_at: str | None = None
+    errors: list[str] = field(default_factory=list)
+    trace: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario,
+            "passed": self.passed,
+            "violations": [v.as_dict() for v in self.violations],
+            "mended": [v.as_dict() for v in self.mended],
+            "unmet": self.unmet,
+            "leftovers": self.leftovers,
+            "crashed_at": self.crashed_at,
+            "errors": self.errors,
+            "steps": self.steps,
+        }
+
+
+class ScenarioRun:
+    def __init__(
+        self,
+        scenario: Scenario,
+        database: Database,
+        *,
+        bugs: Bugs,
+        faults: FaultPlan,
+        seed: int = 0,
+        strategy_factory: Callable[[], Strategy] = FifoStrategy,
+    ) -> None:
+        self.scenario = scenario
+        self.database = database
+        self.bugs = bugs
+        self.faults = faults
+        self.rng = random.Random(seed)
+        self.strategy_factory = strategy_factory
+        self.clock = VirtualClock()
+        self.start = self.clock.now()
+        self.journals: list[list[Any]] = []
+        self.world = World(database, FakeHypervisor(), FakeHardware(
+            deploy_seconds=scenario.deploy_seconds, clean_seconds=scenario.clean_seconds))
+        self.cloud = self._incarnation(FaultPlan())
+        self.env: Env | None = None
+        self.crashed_at: str | None = None
+        self.errors: list[str] = []
+        self.trace: list[str] = []
+
+    def _incarnation(self, faults: FaultPlan) -> Cloud:
+        runtime = Runtime(scheduler=Scheduler(self.clock, self.strategy_factory()), faults=faults, bugs=self.bugs)
+        return Cloud(self.world, runtime, self.rng)
+
+    async def _drive(self, actors: list[tuple[str, Awaitable[Any]]]) -> None:
+        scheduler = self.cloud.rt.scheduler
+        assert scheduler is not None
+        first_actor, first_step = len(scheduler.actors), len(scheduler.trace)
+        for name, coro in actors:
+            self.cloud.rt.spawn(coro, name=name)  # type: ignore[arg-type]
+        await scheduler.run()
+        self.trace += [f"{step.actor}@{step.point}" for step in scheduler.trace[first_step:]]
+        for actor in scheduler.actors[first_actor:]:
+            if actor.error is not None and scheduler.crash is None:
+                self.errors.append(f"{actor.name}: {type(actor.error).__name__}: {actor.error}")
+        if scheduler.crash is not None and self.crashed_at is None:
+            self.crashed_at = scheduler.crash.point
+            await self._restart()
+
+    async def _restart(self) -> None:
+        self.journals.append(self.cloud.rt.journal)
+        self.cloud = self._incarnation(FaultPlan())
+        if self.env is not None:
+            self.env.cloud = self.cloud
+        await self._drive([("recovery", self.cloud.recover())])
+
+    async def _value(self, coro: Awaitable[T]) -> T:
+        box: list[T] = []
+
+        async def keep() -> None:
+            box.append(await coro)
+
+        await self._drive([("observer", keep())])
+        return box[0]
+
+    async def run(self) -> ScenarioResult:
+        scenario = self.scenario
+        seeded = await self._value(self._seed())
+        self.env = Env(self.cloud, seeded.admin, names=dict(seeded.names))
+        if scenario.prepare is not None:
+            await self._drive([("prepare", scenario.prepare(self.env))])
+        self.cloud.rt.faults = self.faults
+        if self.crashed_at is None:
+            await self._drive([(timed.name, self._at(timed)) for timed in scenario.timeline])
+        left = check_all(await self._value(collect(self.cloud)))
+        mended = await self._reconcile()
+        final = await self._value(collect(self.cloud))
+        violations = check_all(final)
+        unmet = [] if self.crashed_at else await self._value(scenario.expect(self.env))
+        leftovers = transient_leftovers(final)
+        passed = not violations and not unmet and not leftovers and not self.errors
+        journal = [entry for incarnation in self.journals + [self.cloud.rt.journal] for entry in incarnation]
+        steps = sorted(
+            [{**record.as_dict(), "at": round(record.at - self.start, 3)} for record in self.env.steps]
+            + [{"at": round(entry.at - self.start, 3), "actor": entry.actor, "text": entry.text}
+               for entry in journal if _notable(entry.text)],
+            key=lambda step: step["at"])
+        return ScenarioResult(scenario.name, passed, violations, left, mended, unmet, leftovers, steps,
+                              self.crashed_at, self.errors, self.trace)
+
+    async def _seed(self) -> Any:
+        seeded = await seed_demo_cloud(self.cloud, self.scenario.shape)
+        await wait_for_nodes(self.cloud, seeded)
+        return seeded
+
+    async def _at(self, timed: Timed) -> None:
+        assert self.env is not None
+        if timed.at > 0:
+            await self.cloud.rt.sleep(timed.at)
+        await timed.action(self.env)
+
+    async def _reconcile(self) -> list[Violation]:
+        mended: list[Violation] = []
+        for _ in range(MAX_RECONCILE_PASSES):
+            result = await self._value(reconcile_once(self.cloud))
+            self.errors += [f"reconciler on {v.invariant}: {why}" for v, why in result.failed]
+            mended += result.mended
+            if not result.mended:
+                break
+        return mended
+
+
+def _notable(text: str) -> bool:
+    return any(word in text for word in ("fault", "crash", "failed", "reconciler", "ignored", "disappeared",
+                                         "ACTIVE", "deleted", "scheduled"))
+
+
+async def run_scenario(
+    scenario: Scenario,
+    *,
+    bugs: list[str] | tuple[str, ...] = (),
+    faults: list[str] | tuple[str, ...] = (),
+    db_url: str | None = None,
+    seed: int = 0,
+    strategy_factory: Callable[[], Strategy] = FifoStrategy,
+) -> ScenarioResult:
+    """Run ``scenario`` on a fresh store (SQLite in a temporary directory, or a new schema at ``db_url``)."""
+    plan = FaultPlan.parse(list(scenario.faults) + list(faults))
+    async with fresh_database(db_url) as database:
+        run = ScenarioRun(scenario, database, bugs=Bugs(bugs), faults=plan, seed=seed,
+                          strategy_factory=strategy_factory)
+        return await run.run()
+
+
+class fresh_database:  # noqa: N801 - used as a context manager
+    """A new, empty store: a SQLite file in a temporary directory, or a new PostgreSQL schema."""
+
+    def __init__(self, url: str | None) -> None:
+        self.url = url
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self._schema: str | None = None
+        self.database: Database | None = None
+
+    async def __aenter__(self) -> Database:
+        if self.url is None or self.url.startswith("sqlite"):
+            if self.url is None:
+                self._tmp = tempfile.TemporaryDirectory(prefix="tether-scenario-")
+                path = Path(self._tmp.name) / "tether.db"
+                self.database = Database(f"sqlite:///{path}")
+            else:
+                self.database = Database(self.url)
+        else:
+            import asyncpg
+
+            from tether.store.database import async_url
+
+            self._schema = f"scenario_{uuid.uuid4().hex[:12]}"
+            dsn = async_url(self.url).replace("postgresql+asyncpg://", "postgresql://")
+            admin = await asyncpg.connect(dsn)
+            try:
+                await admin.execute(f'CREATE SCHEMA "{self._schema}"')
+            finally:
+                await admin.close()
+            self.database = Database(self.url, schema=self._schema, pool_size=2)
+        await self.database.create_schema()
+        return self.database
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.database is not None
+        await self.database.dispose()
+        if self._schema is not None:
+            import asyncpg
+
+            from tether.store.database import async_url
+
+            dsn = async_url(self.url or "").replace("postgresql+asyncpg://", "postgresql://")
+            admin = await asyncpg.connect(dsn)
+            try:
+                await admin.execute(f'DROP SCHEMA "{self._schema}" CASCADE')
+            finally:
+                await admin.close()
+        if self._tmp is not None:
+            self._tmp.cleanup()
