@@ -16,8 +16,9 @@ from tether.reconcile.transients import StuckTransients
 if TYPE_CHECKING:
     from tether.services.cloud import Cloud
 
+# Ownership first (who runs where), then what hangs off it.
 RECONCILERS: tuple[type[Reconciler], ...] = (
-    StuckTransients, ZombieInterfaces, StaleVifs, Associations, OrphanPorts, NicMacs,
+    StuckTransients, Associations, StaleVifs, ZombieInterfaces, OrphanPorts, NicMacs,
 )
 
 

@@ -11,6 +11,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from argon2 import PasswordHasher, profiles
+
 from tether.domain.compute import GuestInterface
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
@@ -32,12 +34,22 @@ class World:
 
 
 class Cloud:
-    def __init__(self, world: World, runtime: Runtime, rng: random.Random | None = None, **compute_options: Any) -> None:
+    def __init__(
+        self,
+        world: World,
+        runtime: Runtime,
+        rng: random.Random | None = None,
+        *,
+        fast_passwords: bool = False,
+        **compute_options: Any,
+    ) -> None:
         self.world = world
         self.rt = runtime
         self.rng = rng or random.Random()
         self.store = Store(world.database, runtime)
-        self.identity = IdentityService(self.store, runtime, self.rng)
+        # Scenarios and the explorer build many clouds; argon2's defaults cost ~0.3 s a hash.
+        hasher = PasswordHasher.from_parameters(profiles.CHEAPEST) if fast_passwords else None
+        self.identity = IdentityService(self.store, runtime, self.rng, password_hasher=hasher)
         self.image = ImageService(self.store, runtime, self.rng)
         self.network = NetworkService(self.store, runtime, self.rng, notify=self._deliver_events)
         self.baremetal = BaremetalService(self.store, runtime, self.rng, self.network, world.hardware)

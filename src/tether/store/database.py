@@ -16,10 +16,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
-from sqlalchemy.pool import NullPool
+from sqlalchemy.pool import NullPool, StaticPool
 
 from tether.sim.runtime import Runtime, in_transaction
 from tether.store.tables import metadata, schema_version
@@ -53,11 +53,19 @@ class Database:
         target = async_url(url)
         self.is_sqlite = target.startswith("sqlite")
         self._write_lock = asyncio.Lock() if self.is_sqlite else None
+        self._sqlite: Engine | None = None
         if self.is_sqlite:
-            self.engine: AsyncEngine = create_async_engine(
-                target, pool_size=1, max_overflow=0, connect_args={"timeout": 30}
-            )
-            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+            in_memory = make_url(target).database in (None, "", ":memory:")
+            # One connection: a memory database lives exactly as long as it (scenarios, the explorer).
+            pooling: dict[str, Any] = {"poolclass": StaticPool} if in_memory else {"pool_size": 1, "max_overflow": 0}
+            # SQLite runs in this process: a statement takes microseconds, while handing it to
+            # aiosqlite's thread and back costs ~150 us of wake-ups. So statements run inline,
+            # one connection, one transaction at a time (the write lock below).
+            sync_url = make_url(target).set(drivername="sqlite+pysqlite")
+            self._sqlite = create_engine(sync_url, connect_args={"timeout": 30, "check_same_thread": False},
+                                         **pooling)
+            event.listen(self._sqlite, "connect", _sqlite_pragmas)
+            self.engine = None  # type: ignore[assignment]
         else:
             connect_args: dict[str, Any] = {}
             if schema:
@@ -71,14 +79,17 @@ class Database:
             )
 
     async def create_schema(self) -> None:
-        async with self.engine.begin() as conn:
+        async with self._transaction() as conn:
             await conn.run_sync(metadata.create_all)
             present = (await conn.execute(schema_version.select())).first()
             if present is None:
                 await conn.execute(schema_version.insert().values(version=SCHEMA_VERSION))
 
     async def dispose(self) -> None:
-        await self.engine.dispose()
+        if self._sqlite is not None:
+            self._sqlite.dispose()
+        else:
+            await self.engine.dispose()
 
     @asynccontextmanager
     async def begin(self) -> AsyncIterator[AsyncConnection]:
@@ -93,10 +104,27 @@ class Database:
     async def _transaction(self) -> AsyncIterator[AsyncConnection]:
         token = in_transaction.set(True)
         try:
-            async with self.engine.begin() as conn:
-                yield conn
+            if self._sqlite is not None:
+                with self._sqlite.begin() as sync_conn:
+                    yield InlineConnection(sync_conn)  # type: ignore[misc]
+            else:
+                async with self.engine.begin() as conn:
+                    yield conn
         finally:
             in_transaction.reset(token)
+
+
+class InlineConnection:
+    """The slice of ``AsyncConnection`` the repositories use, over a synchronous connection."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.sync_connection = connection
+
+    async def execute(self, statement: Any, parameters: Any = None) -> Any:
+        return self.sync_connection.execute(statement, parameters)
+
+    async def run_sync(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        return fn(self.sync_connection, *args, **kwargs)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -220,7 +220,7 @@ class BuildOps:
             if current is not None and current.deadline is not None and self.now() >= current.deadline:
                 raise ce.InstanceDeployFailure(instance_uuid=instance.uuid,
                                                reason=f"timed out waiting for node {node_uuid} to deploy")
-            await self.rt.wait(("instance", instance.uuid), self.node_poll_interval)
+            await self.rt.wait(self.baremetal.node_key(node_uuid), self.node_poll_interval)
 
     async def _raise_if_vanished(self: ComputeService, instance: Instance, node_uuid: str) -> Any:
         # rule 3 (seed 003): a node gone from under the build is its own failure, never
@@ -249,6 +249,7 @@ class BuildOps:
             await records.finish_action(conn, request_id, uuid, now)
             await intents.forget(conn, f"build:{uuid}")
         self.rt.note(f"server {instance.name if instance else uuid} ACTIVE")
+        self.rt.notify(("instance", uuid))
 
     async def _fail_instance(self: ComputeService, uuid: str, request_id: str, error: BaseException) -> None:
         """Release everything the instance holds, then ERROR with the fault (rules 2 and 3)."""
@@ -268,6 +269,7 @@ class BuildOps:
             await records.record_fault(conn, uuid, error, now)
             await records.finish_action(conn, request_id, uuid, now, error=error)
             await intents.forget(conn, f"build:{uuid}")
+        self.rt.notify(("instance", uuid))
 
     async def _end_build_for_delete(self: ComputeService, uuid: str, request_id: str, reason: BaseException) -> None:
         now = self.now()

@@ -116,8 +116,9 @@ class EventOps:
                 await self._unplug(instance, port_id)
             await self._give_back(instance, ours[port_id])
             changed = True
-        # Every port the instance lists is plugged (zombie-interface, second half).
-        if instance.vm_state == vm.ACTIVE:
+        # Every port the instance lists is plugged (zombie-interface, second half); a
+        # bare-metal instance that lost its node is the association reconciler's to end.
+        if instance.vm_state == vm.ACTIVE and await self._still_placed(instance):
             for port_id in sorted(set(cached) & set(ours) - plugged):
                 await self._plug(instance, ours[port_id])
                 changed = True
@@ -125,13 +126,17 @@ class EventOps:
 
     async def _plugged_ports(self: ComputeService, instance: Instance) -> list[str]:
         if instance.is_baremetal:
-            if not instance.node:
+            node = await self.baremetal.find_node(instance.node) if instance.node else None
+            if node is None or node.instance_uuid != instance.uuid:
                 return []
-            try:
-                return await self.baremetal.vif_list(self._internal(instance), instance.node)
-            except be.NodeNotFound:
-                return []
+            return await self.baremetal.vif_list(self._internal(instance), node.uuid)
         return [iface.port_id for iface in self.hypervisor.interfaces(instance_uuid=instance.uuid)]
+
+    async def _still_placed(self: ComputeService, instance: Instance) -> bool:
+        if not instance.is_baremetal:
+            return instance.host is not None
+        node = await self.baremetal.find_node(instance.node) if instance.node else None
+        return node is not None and node.instance_uuid == instance.uuid
 
     async def _give_back(self: ComputeService, instance: Instance, port: Any) -> None:
         try:

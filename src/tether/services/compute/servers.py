@@ -193,6 +193,8 @@ class ServerOps:
         self.rt.note(f"server {instance.name} delete requested")
         # A build waiting on its node polls task_state and aborts (seed 003's legitimate case).
         self.rt.notify(("instance", uuid))
+        if instance.is_baremetal and instance.node:
+            self.rt.notify(self.baremetal.node_key(instance.node))
         self.rt.spawn(self._delete(uuid, ctx.request_id), name=f"compute.delete:{instance.name}")
 
 

@@ -45,7 +45,7 @@ class ComputeService(
         image: ImageService,
         hypervisor: FakeHypervisor,
         vif_plug_timeout: float = 300.0,
-        node_poll_interval: float = 2.0,
+        node_poll_interval: float = 10.0,
         node_teardown_timeout: float = 900.0,
     ) -> None:
         super().__init__(store, runtime, rng)

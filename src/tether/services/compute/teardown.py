@@ -58,6 +58,7 @@ class TeardownOps:
             await intents.forget(conn, f"delete:{instance.uuid}")
             await intents.forget(conn, f"build:{instance.uuid}")
         self.rt.note(f"server {instance.name} deleted")
+        self.rt.notify(("instance", instance.uuid))
 
     async def _fail_delete(self: ComputeService, instance: Instance, request_id: str, error: Exception) -> None:
         self.rt.note(f"delete of {instance.name} failed: {error}")
@@ -68,6 +69,7 @@ class TeardownOps:
             await records.record_fault(conn, instance.uuid, error, now)
             await records.finish_action(conn, request_id, instance.uuid, now, error=error)
             await intents.forget(conn, f"delete:{instance.uuid}")
+        self.rt.notify(("instance", instance.uuid))
 
     # -- releasing ---------------------------------------------------------------
 
@@ -155,7 +157,7 @@ class TeardownOps:
             node = await self.baremetal.find_node(node_uuid)
             if node is None or (node.instance_uuid != instance.uuid and node.provision_state != bms.DELETING):
                 return
-            await self.rt.wait(("node", node_uuid), self.node_poll_interval)
+            await self.rt.wait(self.baremetal.node_key(node_uuid), self.node_poll_interval)
         self.rt.note(f"node {node_uuid} still tearing down; its reconciler takes over")
 
     async def _release_ports(self: ComputeService, instance: Instance) -> None:

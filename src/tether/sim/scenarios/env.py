@@ -17,7 +17,7 @@ from tether.services.context import RequestContext
 if TYPE_CHECKING:
     from tether.services.cloud import Cloud
 
-SETTLE_POLL = 1.0
+SETTLE_POLL = 5.0
 
 
 @dataclass
@@ -86,7 +86,7 @@ class Env:
                 return "DELETED"
             if instance.status != "BUILD" and instance.task_state is None or rt.now() >= deadline:
                 break
-            await rt.sleep(SETTLE_POLL)
+            await rt.wait(("instance", instance.uuid), SETTLE_POLL)
         fault = await compute.server_fault(self.ctx, instance.uuid)
         where = f" on {instance.node}" if instance.node else ""
         text = f"server {name}: {instance.status}{where}"
@@ -176,7 +176,7 @@ class Env:
             found = await self.cloud.baremetal.find_node(self.id(node))
             if found is not None and found.provision_state == state:
                 return True
-            await rt.sleep(SETTLE_POLL)
+            await rt.wait(self.cloud.baremetal.node_key(self.id(node)), SETTLE_POLL)
         return False
 
     async def node_state(self, node: str) -> str:

@@ -10,11 +10,9 @@ the reconcilers have run until nothing changes.
 from __future__ import annotations
 
 import random
-import tempfile
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 
 from tether.audit.local import collect
@@ -95,7 +93,7 @@ class ScenarioRun:
 
     def _incarnation(self, faults: FaultPlan) -> Cloud:
         runtime = Runtime(scheduler=Scheduler(self.clock, self.strategy_factory()), faults=faults, bugs=self.bugs)
-        return Cloud(self.world, runtime, self.rng)
+        return Cloud(self.world, runtime, self.rng, fast_passwords=True)
 
     async def _drive(self, actors: list[tuple[str, Awaitable[Any]]]) -> None:
         scheduler = self.cloud.rt.scheduler
@@ -202,18 +200,13 @@ class fresh_database:  # noqa: N801 - used as a context manager
 
     def __init__(self, url: str | None) -> None:
         self.url = url
-        self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._schema: str | None = None
         self.database: Database | None = None
 
     async def __aenter__(self) -> Database:
         if self.url is None or self.url.startswith("sqlite"):
-            if self.url is None:
-                self._tmp = tempfile.TemporaryDirectory(prefix="tether-scenario-")
-                path = Path(self._tmp.name) / "tether.db"
-                self.database = Database(f"sqlite:///{path}")
-            else:
-                self.database = Database(self.url)
+            # A scenario's store lives as long as the run; memory is enough and much faster.
+            self.database = Database(self.url or "sqlite:///:memory:")
         else:
             import asyncpg
 
@@ -244,5 +237,3 @@ class fresh_database:  # noqa: N801 - used as a context manager
                 await admin.execute(f'DROP SCHEMA "{self._schema}" CASCADE')
             finally:
                 await admin.close()
-        if self._tmp is not None:
-            self._tmp.cleanup()
