@@ -80,14 +80,17 @@ class Bench:
         assert actor.error is not None, f"{name} succeeded: {actor.result!r}"
         return actor.error
 
+    def _transition_entries(self, node_uuid: str) -> list[tuple[float, str]]:
+        prefix = f"node {node_uuid}: "
+        return [(e.at, e.text[len(prefix):]) for e in self.rt.journal
+                if e.text.startswith(prefix) and " -> " in e.text]
+
     def transitions(self, node_uuid: str) -> list[str]:
         """The provision-state changes of one node, in order, as the journal has them."""
-        prefix = f"node {node_uuid}: "
-        return [e.text[len(prefix):] for e in self.rt.journal if e.text.startswith(prefix) and " -> " in e.text]
+        return [text for _, text in self._transition_entries(node_uuid)]
 
     def transition_times(self, node_uuid: str) -> list[float]:
-        prefix = f"node {node_uuid}: "
-        return [e.at for e in self.rt.journal if e.text.startswith(prefix) and " -> " in e.text]
+        return [at for at, _ in self._transition_entries(node_uuid)]
 
     # -- building a world ---------------------------------------------------------------
 

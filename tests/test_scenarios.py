@@ -23,7 +23,7 @@ SYMPTOMS = {
 
 async def run(name: str, database, bugs=(), faults=()):
     scenario = SCENARIOS[name]
-    plan = FaultPlan.parse(list(scenario.faults) + list(faults))
+    plan = FaultPlan.parse(list(faults))
     return await ScenarioRun(scenario, database, bugs=Bugs(bugs), faults=plan).run()
 
 

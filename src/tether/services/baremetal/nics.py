@@ -8,12 +8,12 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from tether.domain.baremetal import NodePort, Portgroup
+from tether.domain.baremetal import Node, NodePort, Portgroup
 from tether.domain.errors import baremetal as be
 from tether.domain.ids import is_uuid_like, new_uuid
 from tether.services.baremetal import validation
-from tether.services.baremetal.base import BaremetalBase
 from tether.services.baremetal.patches import apply_patch, changed
+from tether.services.baremetal.vifs import VifsMixin
 from tether.services.context import RequestContext
 from tether.store import repos
 
@@ -26,7 +26,7 @@ _PORT_INTERNAL = ("node_uuid", "internal_info")
 _PORT_WIRING = ("address", "physical_network", "portgroup_uuid")
 
 
-class NicsMixin(BaremetalBase):
+class NicsMixin(VifsMixin):
     # -- lookup --------------------------------------------------------------------
 
     @staticmethod
@@ -45,6 +45,24 @@ class NicsMixin(BaremetalBase):
         if portgroup is None:
             raise be.PortgroupNotFound(portgroup=ident)
         return portgroup
+
+    async def _portgroup_on(self, conn: AsyncConnection, ident: str, node_uuid: str) -> Portgroup:
+        """The portgroup ``ident``, which must belong to the NIC's own node."""
+        portgroup = await self._get_portgroup(conn, ident)
+        if portgroup.node_uuid != node_uuid:
+            raise be.InvalidParameterValue(err=f"Port can not be added to portgroup {portgroup.uuid} of another node")
+        return portgroup
+
+    async def _free_for_deletion(self, node: Node, holder: NodePort | Portgroup, what: str) -> None:
+        """A NIC or portgroup carrying a VIF goes only in maintenance, and releases the VIF first."""
+        if holder.vif is None:
+            return
+        if not node.maintenance:
+            raise be.InvalidState(
+                f"Cannot delete the {what} {holder.uuid} as it is bound to VIF {holder.vif} for tenant use."
+            )
+        # rule 2: the NIC goes, so the network port it carried is released (unbound, MAC reset) first.
+        await self._detach_vif(node.uuid, holder.vif)
 
     @staticmethod
     async def _check_physnet_fits(
@@ -85,11 +103,7 @@ class NicsMixin(BaremetalBase):
                 if await repos.node_ports.first(conn, address=mac) is not None:
                     raise be.MACAlreadyExists(mac=mac)
                 if portgroup_uuid is not None:
-                    portgroup = await self._get_portgroup(conn, portgroup_uuid)
-                    if portgroup.node_uuid != node.uuid:
-                        raise be.InvalidParameterValue(
-                            err=f"Port can not be added to portgroup {portgroup.uuid} of another node"
-                        )
+                    portgroup = await self._portgroup_on(conn, portgroup_uuid, node.uuid)
                     await self._check_physnet_fits(conn, portgroup, physical_network, None)
                     portgroup_uuid = portgroup.uuid
                 port = NodePort(
@@ -160,11 +174,7 @@ class NicsMixin(BaremetalBase):
                         raise be.MACAlreadyExists(mac=changes["address"])
                     portgroup_uuid = changes.get("portgroup_uuid", port.portgroup_uuid)
                     if portgroup_uuid is not None and wiring:
-                        portgroup = await self._get_portgroup(conn, portgroup_uuid)
-                        if portgroup.node_uuid != port.node_uuid:
-                            raise be.InvalidParameterValue(
-                                err=f"Port can not be added to portgroup {portgroup.uuid} of another node"
-                            )
+                        portgroup = await self._portgroup_on(conn, portgroup_uuid, port.node_uuid)
                         changes["portgroup_uuid"] = portgroup.uuid
                         physnet = changes.get("physical_network", port.physical_network)
                         await self._check_physnet_fits(conn, portgroup, physnet, port.uuid)
@@ -179,13 +189,7 @@ class NicsMixin(BaremetalBase):
         async with self._node_locked(port.node_uuid) as node:
             async with self.store.begin() as conn:
                 port = await self._get_port(conn, uuid)
-            if port.vif is not None:
-                if not node.maintenance:
-                    raise be.InvalidState(
-                        f"Cannot delete the port {uuid} as it is bound to VIF {port.vif} for tenant use."
-                    )
-                # rule 2: the NIC goes, so the network port it carried is released first.
-                await self._detach_vif(node.uuid, port.vif)
+            await self._free_for_deletion(node, port, "port")
             async with self.store.begin() as conn:
                 await repos.node_ports.delete(conn, uuid)
 
@@ -248,12 +252,6 @@ class NicsMixin(BaremetalBase):
                 portgroup = await self._get_portgroup(conn, portgroup.uuid)
                 if await repos.node_ports.count(conn, portgroup_uuid=portgroup.uuid):
                     raise be.PortgroupNotEmpty(portgroup=portgroup.uuid)
-            if portgroup.vif is not None:
-                if not node.maintenance:
-                    raise be.InvalidState(
-                        f"Cannot delete the portgroup {portgroup.uuid} as it is bound to VIF "
-                        f"{portgroup.vif} for tenant use."
-                    )
-                await self._detach_vif(node.uuid, portgroup.vif)
+            await self._free_for_deletion(node, portgroup, "portgroup")
             async with self.store.begin() as conn:
                 await repos.portgroups.delete(conn, portgroup.uuid)

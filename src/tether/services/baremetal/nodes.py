@@ -19,8 +19,9 @@ from tether.domain.errors import baremetal as be
 from tether.domain.ids import new_uuid
 from tether.drivers.hardware import HardwareError
 from tether.services.baremetal import validation
-from tether.services.baremetal.base import DRIVERS, BaremetalBase
+from tether.services.baremetal.base import DRIVERS
 from tether.services.baremetal.patches import apply_patch, changed
+from tether.services.baremetal.provisioning import ProvisioningMixin
 from tether.services.context import RequestContext
 from tether.store import repos
 
@@ -37,7 +38,7 @@ _INTERNAL = (
 )
 
 
-class NodesMixin(BaremetalBase):
+class NodesMixin(ProvisioningMixin):
     async def create_node(
         self,
         ctx: RequestContext,
@@ -209,7 +210,7 @@ class NodesMixin(BaremetalBase):
         self._notify(node.uuid)
         # rule 3: a job that stopped because the node went into maintenance resumes when it leaves it.
         if not node.maintenance and node.provision_state in TRANSIENT_STATES and not self._job_running(node.uuid):
-            self._resume_job(node)
+            self._start_job_for(node, resume=True)
 
     async def set_power_state(self, ctx: RequestContext, ident: str, target: str) -> Node:
         self._require_admin(ctx, "baremetal:node:set_power_state")

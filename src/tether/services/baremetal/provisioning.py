@@ -76,10 +76,10 @@ class ProvisioningMixin(DeployMixin, TeardownMixin, VifsMixin):
             node = await self._transition(node, event, target=target, last_error=None)
         else:  # deploy, rebuild, delete
             node = await self._transition(node, event, last_error=None)
-        self._resume_job(node)
+        self._start_job_for(node)
         return node
 
-    def _resume_job(self, node: Node, *, resume: bool = False) -> None:
+    def _start_job_for(self, node: Node, *, resume: bool = False) -> None:
         """Start the job that carries ``node`` out of its transient state."""
         if node.provision_state in (DEPLOYING, DEPLOYWAIT):
             self._start_job(node.uuid, "deploy", self._deploy_job)
@@ -106,7 +106,7 @@ class ProvisioningMixin(DeployMixin, TeardownMixin, VifsMixin):
         for node in nodes:
             if not self._job_running(node.uuid):
                 self.rt.note(f"node {node.uuid}: resuming its job in {node.provision_state}")
-                self._resume_job(node, resume=True)
+                self._start_job_for(node, resume=True)
 
     async def expire_transient(self, node_uuid: str) -> bool:
         """Fail a node that sits in a transient state past its deadline (rule 3's backstop).

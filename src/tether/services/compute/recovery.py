@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from tether.domain import compute_states as vm
 from tether.domain.errors import compute as ce
 from tether.services.compute.build import NodeVanished
-from tether.store import intents
+from tether.store import intents, repos
 
 if TYPE_CHECKING:
     from tether.services.compute.service import ComputeService
@@ -32,7 +32,16 @@ class RecoveryOps:
                 self.rt.spawn(self._delete(intent.key, request_id), name=f"recover.delete:{intent.key[:8]}")
             elif intent.kind == "attach":
                 self.rt.spawn(self._recover_attach(intent.key, intent.id), name=f"recover.attach:{intent.key[:8]}")
+        # Events in flight died with the process (a port-deleted notice, a cache refresh):
+        # level-triggered, a resync of every settled instance from truth replaces them all.
+        self.rt.spawn(self._resync_all(), name="recover.resync")
         return len(pending)
+
+    async def _resync_all(self: ComputeService) -> None:
+        async with self.store.begin() as conn:
+            live = await repos.instances.find(conn, deleted=False)
+        for instance in live:
+            await self.reconcile_network(instance.uuid)
 
     async def _recover_build(self: ComputeService, uuid: str, request_id: str) -> None:
         async with self.rt.locks.hold("instance", uuid):

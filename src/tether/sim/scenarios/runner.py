@@ -78,6 +78,7 @@ class ScenarioRun:
         self.database = database
         self.bugs = bugs
         self.faults = faults
+        self.timing = FaultPlan.parse(list(scenario.faults))
         self.rng = random.Random(seed)
         self.strategy_factory = strategy_factory
         self.clock = VirtualClock()
@@ -130,9 +131,11 @@ class ScenarioRun:
         scenario = self.scenario
         seeded = await self._value(self._seed())
         self.env = Env(self.cloud, seeded.admin, names=dict(seeded.names))
+        # The user's rules apply from here on; the seed's own timing only to the timeline.
+        self.cloud.rt.faults = self.faults
         if scenario.prepare is not None:
             await self._drive([("prepare", scenario.prepare(self.env))])
-        self.cloud.rt.faults = self.faults
+        self.cloud.rt.faults = FaultPlan(self.faults.rules + self.timing.rules)
         if self.crashed_at is None:
             await self._drive([(timed.name, self._at(timed)) for timed in scenario.timeline])
         left = check_all(await self._value(collect(self.cloud)))
@@ -188,7 +191,7 @@ async def run_scenario(
     strategy_factory: Callable[[], Strategy] = FifoStrategy,
 ) -> ScenarioResult:
     """Run ``scenario`` on a fresh store (SQLite in a temporary directory, or a new schema at ``db_url``)."""
-    plan = FaultPlan.parse(list(scenario.faults) + list(faults))
+    plan = FaultPlan.parse(list(faults))
     async with fresh_database(db_url) as database:
         run = ScenarioRun(scenario, database, bugs=Bugs(bugs), faults=plan, seed=seed,
                           strategy_factory=strategy_factory)
