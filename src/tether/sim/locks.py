@@ -74,6 +74,8 @@ class LockTable:
 
     def release(self, kind: str, key: str) -> None:
         slot = (kind, key)
+        if slot in self._held and self._held[slot] is not _owner():
+            raise LockOrderViolation(f"{kind} lock {key} released by an actor that does not hold it")
         owner = self._held.pop(slot, None)
         if owner is not None:
             slots = self._by_owner.get(owner, [])

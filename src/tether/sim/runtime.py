@@ -107,7 +107,7 @@ class Runtime:
         return self.clock.now()
 
     async def sleep(self, seconds: float) -> None:
-        await self._sleep(seconds, "task.start")
+        await self._sleep(seconds, "sleep")
 
     async def _sleep(self, seconds: float, point: str) -> None:
         actor = self._actor()
@@ -117,7 +117,7 @@ class Runtime:
             await asyncio.sleep(seconds)
         self.ensure_alive()
 
-    async def wait(self, key: Hashable, timeout: float | None, point: str = "task.start") -> bool:
+    async def wait(self, key: Hashable, timeout: float | None, point: str = "wait") -> bool:
         """Wait for ``notify(key)``; False after ``timeout`` seconds.
 
         A notification can arrive just before the wait begins, so callers wait
@@ -161,7 +161,9 @@ class Runtime:
         if self.scheduler is not None:
             self.scheduler.spawn(coro, name, daemon)
             return None
-        task = asyncio.get_running_loop().create_task(coro, name=name)
+        context = contextvars.copy_context()
+        context.run(in_transaction.set, False)
+        task = asyncio.get_running_loop().create_task(coro, name=name, context=context)
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
         return task

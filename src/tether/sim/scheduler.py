@@ -51,6 +51,13 @@ class Step:
     at: float
 
 
+def _fresh_task_context() -> None:
+    # Spawned work starts outside any transaction of its parent's.
+    from tether.sim.runtime import in_transaction
+
+    in_transaction.set(False)
+
+
 class Strategy(Protocol):
     def choose(self, ready: list[Actor], trace: list[Step]) -> Actor:
         """Pick the next actor to run from those that are ready (in a stable order)."""
@@ -130,6 +137,7 @@ class Scheduler:
         self.actors.append(actor)
         context = contextvars.copy_context()
         context.run(_current.set, actor)
+        context.run(_fresh_task_context)
         actor.task = asyncio.get_running_loop().create_task(self._body(actor), context=context)
         return actor
 

@@ -93,6 +93,9 @@ class Database:
 
     @asynccontextmanager
     async def begin(self) -> AsyncIterator[AsyncConnection]:
+        if in_transaction.get():
+            # One transaction per unit of work; nesting would deadlock SQLite's single writer.
+            raise RuntimeError("a transaction is already open in this task")
         if self._write_lock is not None:
             async with self._write_lock, self._transaction() as conn:
                 yield conn
