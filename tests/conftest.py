@@ -65,3 +65,21 @@ async def database(request: pytest.FixtureRequest, tmp_path) -> AsyncIterator[Da
         await db.dispose()
         await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
         await admin.close()
+
+
+@pytest.fixture(scope="session")
+def live_cloud(tmp_path_factory: pytest.TempPathFactory):
+    """One `tether serve` for the session (SQLite); tests name their resources uniquely."""
+    from tests.live import start
+
+    cloud = start(tmp_path_factory.mktemp("live"))
+    yield cloud
+    cloud.stop()
+
+
+@pytest.fixture(scope="session")
+def sdk(live_cloud):
+    """openstacksdk, as the admin of the live cloud."""
+    connection = live_cloud.connect("tether")
+    yield connection
+    connection.close()

@@ -103,6 +103,37 @@ def _print_scenario(result) -> None:  # type: ignore[no-untyped-def]
 
 
 @app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port for every service.")] = 6080,
+    data_dir: Annotated[Path, typer.Option("--data-dir", help="Where the cloud keeps its state.")] = DEFAULT_DATA_DIR,
+    db: Annotated[str | None, typer.Option("--db", help="Database URL (default: SQLite in the data directory).")] = None,
+    fault: Annotated[list[str] | None, typer.Option("--fault", help="POINT=ACTION[*N]")] = None,
+    emulate_bug: Annotated[list[str] | None, typer.Option("--emulate-bug", help="Behave like upstream.")] = None,
+    deploy_seconds: Annotated[float, typer.Option(help="Fake hardware: deploy until the ramdisk calls back.")] = 5.0,
+    clean_seconds: Annotated[float, typer.Option(help="Fake hardware: how long cleaning takes.")] = 2.0,
+    admin_password: Annotated[str, typer.Option(envvar="TETHER_ADMIN_PASSWORD")] = "admin",
+    demo_password: Annotated[str, typer.Option(envvar="TETHER_DEMO_PASSWORD")] = "demo",
+) -> None:
+    """Run a whole OpenStack-compatible cloud in this process."""
+    from tether.server import ServeOptions, run
+    from tether.sim.bugs import Bugs, UnknownBug
+    from tether.sim.faults import FaultPlan, FaultRuleError
+    from tether.store.database import DatabaseUrlError, async_url
+
+    try:
+        FaultPlan.parse(fault or [])
+        Bugs(emulate_bug or [])
+        if db:
+            async_url(db)
+    except (FaultRuleError, UnknownBug, DatabaseUrlError) as error:
+        raise typer.BadParameter(str(error)) from None
+    run(ServeOptions(host=host, port=port, data_dir=data_dir.expanduser(), db=db, faults=fault or [],
+                     bugs=emulate_bug or [], deploy_seconds=deploy_seconds, clean_seconds=clean_seconds,
+                     admin_password=admin_password, demo_password=demo_password))
+
+
+@app.command()
 def check(
     data_dir: Annotated[Path, typer.Option("--data-dir", help="The cloud's data directory.")] = DEFAULT_DATA_DIR,
     db: Annotated[str | None, typer.Option("--db", help="Database URL (default: the data directory's SQLite).")] = None,

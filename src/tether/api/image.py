@@ -1,0 +1,5 @@
+"""Glance's API (/image/v2)."""
+
+from fastapi import APIRouter
+
+router = APIRouter(prefix="/image/v2", tags=["image"])
