@@ -33,7 +33,9 @@ class LiveCloud:
         config = openstack.config.OpenStackConfig(config_files=[str(self.clouds_yaml)])
         return openstack.connection.Connection(config=config.get_one(cloud))
 
-    def cli(self, *args: str, cloud: str = "tether", check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    def cli(
+        self, *args: str, cloud: str = "tether", check: bool = True, timeout: float = 120
+    ) -> subprocess.CompletedProcess[str]:
         """Run the real `openstack` CLI against this cloud."""
         env = {**os.environ, "OS_CLIENT_CONFIG_FILE": str(self.clouds_yaml), "OS_CLOUD": cloud}
         openstack_bin = Path(sys.executable).with_name("openstack")

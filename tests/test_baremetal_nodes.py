@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_baremetal_support import ADMIN, MEMBER, Bench, nic_mac
+from tests.baremetal_bench import ADMIN, MEMBER, Bench, nic_mac
 from tether.domain.baremetal_states import ENROLL, MANAGEABLE
 from tether.domain.errors import baremetal as be
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_baremetal_support import ADMIN, HOST, Bench, nic_mac
+from tests.baremetal_bench import ADMIN, HOST, Bench, nic_mac
 from tether.domain.baremetal_states import (
     ACTIVE,
     AVAILABLE,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_baremetal_support import ADMIN, HOST, MEMBER, Bench, nic_mac
+from tests.baremetal_bench import ADMIN, HOST, MEMBER, Bench, nic_mac
 from tether.domain.baremetal import TENANT_VIF_KEY
 from tether.domain.errors import baremetal as be
 from tether.domain.errors import network as ne

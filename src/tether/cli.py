@@ -28,7 +28,9 @@ console = Console()
 
 
 @faults_app.command("list")
-def faults_list(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Say what each point means.")] = False) -> None:
+def faults_list(
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Say what each point means.")] = False,
+) -> None:
     """Print every checkpoint name, one a line."""
     for name in checkpoint_names():
         typer.echo(f"{name}\t{CHECKPOINTS[name]}" if verbose else name)
@@ -107,7 +109,7 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port for every service.")] = 6080,
     data_dir: Annotated[Path, typer.Option("--data-dir", help="Where the cloud keeps its state.")] = DEFAULT_DATA_DIR,
-    db: Annotated[str | None, typer.Option("--db", help="Database URL (default: SQLite in the data directory).")] = None,
+    db: Annotated[str | None, typer.Option("--db", help="Database URL (default: SQLite in the data dir).")] = None,
     fault: Annotated[list[str] | None, typer.Option("--fault", help="POINT=ACTION[*N]")] = None,
     emulate_bug: Annotated[list[str] | None, typer.Option("--emulate-bug", help="Behave like upstream.")] = None,
     deploy_seconds: Annotated[float, typer.Option(help="Fake hardware: deploy until the ramdisk calls back.")] = 5.0,

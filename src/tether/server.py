@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 
 from tether.api.app import create_app
-from tether.config import DataDir
+from tether.config import DEFAULT_DATA_DIR, DataDir
 from tether.domain.errors import identity as ie
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
@@ -38,7 +38,7 @@ CRASH_EXIT = 70
 class ServeOptions:
     host: str = "127.0.0.1"
     port: int = 6080
-    data_dir: Path = Path("~/.local/share/tether").expanduser()
+    data_dir: Path = DEFAULT_DATA_DIR
     db: str | None = None
     faults: list[str] = field(default_factory=list)
     bugs: list[str] = field(default_factory=list)

@@ -40,7 +40,7 @@ def create_app(cloud: Cloud, base_url: str) -> Any:
 
     @app.exception_handler(TetherError)
     async def service_error(request: Request, error: TetherError) -> JSONResponse:
-        headers = {"WWW-Authenticate": 'Keystone uri="{}/identity"'.format(app.state.base_url)} \
+        headers = {"WWW-Authenticate": f'Keystone uri="{app.state.base_url}/identity"'} \
             if error.status == 401 else None
         return _error(request, error.status, error.message, error.kind, headers)
 

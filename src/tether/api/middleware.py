@@ -85,7 +85,7 @@ def _limited(receive: Any, limit: int) -> Any:
     return wrapped
 
 
-class BodyTooLarge(Exception):  # noqa: N818
+class BodyTooLarge(Exception):
     pass
 
 

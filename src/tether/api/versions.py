@@ -11,14 +11,14 @@ BAREMETAL_MIN, BAREMETAL_MAX = (1, 1), (1, 99)
 _VERSION = re.compile(r"^(\d+)\.(\d+)$")
 
 
-class VersionNotAcceptable(Exception):  # noqa: N818
+class VersionNotAcceptable(Exception):
     def __init__(self, service: str, requested: str, low: tuple[int, int], high: tuple[int, int]) -> None:
         super().__init__(
             f"Version {requested} is not supported by the API. Minimum is {fmt(low)} and maximum is {fmt(high)}.")
         self.service = service
 
 
-class VersionMalformed(Exception):  # noqa: N818
+class VersionMalformed(Exception):
     def __init__(self, requested: str) -> None:
         super().__init__(f"Invalid API version request string {requested!r}.")
 

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from tether.domain import compute_states as vm
 from tether.domain.compute import Instance
 from tether.domain.errors import TetherError
-from tether.domain.errors import baremetal as be
 from tether.domain.errors import compute as ce
 from tether.domain.ids import is_uuid_like
 from tether.domain.network import CREATED_BY_COMPUTE
@@ -83,7 +82,9 @@ class EventOps:
             return
         await self.reconcile_network(uuid, point="compute.refresh_cache.before_drop")
 
-    async def reconcile_network(self: ComputeService, uuid: str, point: str = "compute.refresh_cache.before_drop") -> bool:
+    async def reconcile_network(
+        self: ComputeService, uuid: str, point: str = "compute.refresh_cache.before_drop"
+    ) -> bool:
         """Make the cache, the plugged devices and the ports of a settled instance agree.
 
         Returns True when something had to change. An instance that is being
@@ -194,8 +195,9 @@ def _validate_event(event: Any) -> None:
         raise ce.ComputeBadRequest(reason="Invalid input for field/attribute events.")
     unknown = set(event) - {"server_uuid", "name", "status", "tag"}
     if unknown:
-        raise ce.ComputeBadRequest(
-            reason=f"Additional properties are not allowed ({', '.join(sorted(unknown))} was unexpected)")
+        # jsonschema's words, as nova's validator passes them on
+        names, verb = ", ".join(repr(name) for name in sorted(unknown)), "was" if len(unknown) == 1 else "were"
+        raise ce.ComputeBadRequest(reason=f"Additional properties are not allowed ({names} {verb} unexpected)")
     if not is_uuid_like(event.get("server_uuid")):
         raise ce.ComputeBadRequest(reason="Invalid input for field/attribute server_uuid.")
     if event.get("name") not in EVENT_NAMES:

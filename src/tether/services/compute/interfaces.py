@@ -7,6 +7,8 @@ that its port still exists and is still ours, undoing the plug if not.
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 from typing import TYPE_CHECKING
 
 from tether.domain import compute_states as vm
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from tether.services.compute.service import ComputeService
 
 ZOMBIE = "zombie-interface-on-attach-race"
+MAX_TAG = 60
 
 
 class InterfaceOps:
@@ -40,22 +43,19 @@ class InterfaceOps:
     ) -> VifEntry:
         if not ctx.can_write:
             raise ce.ComputeForbidden(action="os_compute_api:os-attach-interfaces:create")
-        if port_id is not None and not is_uuid_like(port_id):
-            raise ce.ComputeBadRequest(reason=f"Invalid input for field/attribute port_id. Value: {port_id}.")
-        if port_id is None and net_id is None:
-            raise ce.ComputeBadRequest(reason="Must input network_id or port_id")
+        _validate_attach_request(port_id, net_id, fixed_ip, tag)
         async with self.store.begin() as conn:
             instance = await self._visible_instance(conn, ctx, uuid)
         _require_attachable(instance, "attach_interface")
         try:
             if port_id is not None:
                 port = await self.network.get_port(ctx, port_id)
-                if port.device_id:
-                    raise ce.PortInUse(port_id=port_id)
             else:
                 await self.network.get_network(ctx, net_id)
         except TetherError as error:
             raise network_error(error, port_id=port_id, network_id=net_id) from None
+        if port_id is not None and port.device_id:
+            raise ce.PortInUse(port_id=port_id)
         intent_id = f"attach:{uuid}:{ctx.request_id}"
         async with self.store.begin() as conn:
             await records.start_action(conn, ctx, uuid, "attach_interface", self.now())
@@ -138,10 +138,8 @@ class InterfaceOps:
 
     async def _unplug(self: ComputeService, instance: Instance, port_id: str) -> None:
         if instance.is_baremetal:
-            try:
+            with contextlib.suppress(be.VifNotAttached, be.NodeNotFound):
                 await self.baremetal.vif_detach(self._internal(instance), instance.node or "", port_id)
-            except (be.VifNotAttached, be.NodeNotFound):
-                pass
         else:
             self.hypervisor.unplug(instance.host or "", instance.uuid, port_id)
 
@@ -200,17 +198,45 @@ class InterfaceOps:
             # rule 1: the entry goes only now that the device and the binding are gone.
             await network_info.drop_vif(conn, uuid, port_id)
 
-    async def list_interfaces(self: ComputeService, ctx: RequestContext, uuid: str) -> list[tuple[VifEntry, Port | None]]:
+    async def list_interfaces(
+        self: ComputeService, ctx: RequestContext, uuid: str
+    ) -> list[tuple[VifEntry, Port | None]]:
         async with self.store.begin() as conn:
             await self._visible_instance(conn, ctx, uuid)
             entries = await network_info.cached_vifs(conn, uuid)
         return [(entry, await self.network.find_port(entry.port_id)) for entry in entries]
 
-    async def get_interface(self: ComputeService, ctx: RequestContext, uuid: str, port_id: str) -> tuple[VifEntry, Port | None]:
+    async def get_interface(
+        self: ComputeService, ctx: RequestContext, uuid: str, port_id: str
+    ) -> tuple[VifEntry, Port | None]:
         for entry, port in await self.list_interfaces(ctx, uuid):
             if entry.port_id == port_id:
                 return entry, port
-        raise ce.PortNotFound(port_id=port_id)
+        try:
+            await self.network.get_port(ctx, port_id)
+        except TetherError:
+            raise ce.PortNotFound(port_id=port_id) from None
+        raise ce.ComputeNotFound(reason=f"Instance {uuid} does not have a port with id {port_id}")
+
+
+def _validate_attach_request(port_id: str | None, net_id: str | None, fixed_ip: str | None, tag: str | None) -> None:
+    """What nova's request schema and controller refuse before anything happens (400)."""
+    for attr, value in (("port_id", port_id), ("net_id", net_id)):
+        if value is not None and not is_uuid_like(value):
+            raise ce.ComputeBadRequest(reason=f"Invalid input for field/attribute {attr}. Value: {value}.")
+    if port_id is None and net_id is None:
+        raise ce.ComputeBadRequest(reason="Must input network_id or port_id")
+    if port_id is not None and net_id is not None:
+        raise ce.ComputeBadRequest(reason="Must not input both network_id and port_id")
+    if fixed_ip is not None:
+        if net_id is None:
+            raise ce.ComputeBadRequest(reason="Must input network_id when request IP address")
+        try:
+            ipaddress.ip_address(fixed_ip)
+        except ValueError:
+            raise ce.ComputeBadRequest(reason=f"Invalid fixed IP address ({fixed_ip})") from None
+    if tag is not None and (not isinstance(tag, str) or len(tag) > MAX_TAG):
+        raise ce.ComputeBadRequest(reason="Invalid input for field/attribute tag.")
 
 
 def _require_attachable(instance: Instance, action: str) -> None:

@@ -44,14 +44,21 @@ class ServerOps:
         if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
             raise ce.ComputeBadRequest(reason="Invalid input for field/attribute name.")
         metadata = _validated_metadata(metadata)
-        async with self.store.begin() as conn:
-            flavor = await self._get_flavor(conn, flavor_id)
+        # nova's create answers 400, not 404, for a flavor, image, network or port that is not there
+        try:
+            async with self.store.begin() as conn:
+                flavor = await self._get_flavor(conn, flavor_id)
+        except ce.FlavorNotFound:
+            raise ce.ComputeBadRequest(reason="Invalid flavorRef provided.") from None
         if image_id is not None:
             try:
                 await self.image.get_image(ctx, image_id)
             except ie.ImageNotFound:
-                raise ce.ImageNotFound(image_id=image_id) from None
-        requested = await self._resolve_networks(ctx, networks)
+                raise ce.ComputeBadRequest(reason="Can not find requested image") from None
+        try:
+            requested = await self._resolve_networks(ctx, networks)
+        except (ce.NetworkNotFound, ce.PortNotFound) as error:
+            raise ce.ComputeBadRequest(reason=error.message) from None
         now = self.now()
         instance = Instance(
             uuid=new_uuid(self.rng), name=name, project_id=ctx.project_id or "", user_id=ctx.user_id,
@@ -108,7 +115,8 @@ class ServerOps:
                 resolved.append({"port_id": port_id, "tag": tag})
                 continue
             if not is_uuid_like(net_id):
-                raise ce.ComputeBadRequest(reason=f"Bad networks format: network uuid is not in proper format ({net_id})")
+                raise ce.ComputeBadRequest(
+                    reason=f"Bad networks format: network uuid is not in proper format ({net_id})")
             try:
                 await self.network.get_network(ctx, net_id)
             except TetherError as error:

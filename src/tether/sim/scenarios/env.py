@@ -84,7 +84,7 @@ class Env:
                 self.outcomes[name] = "DELETED"
                 self.step(f"server {name} is gone")
                 return "DELETED"
-            if instance.status != "BUILD" and instance.task_state is None or rt.now() >= deadline:
+            if (instance.status != "BUILD" and instance.task_state is None) or rt.now() >= deadline:
                 break
             await rt.wait(("instance", instance.uuid), SETTLE_POLL)
         fault = await compute.server_fault(self.ctx, instance.uuid)

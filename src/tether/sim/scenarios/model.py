@@ -28,7 +28,7 @@ class Scenario:
     summary: str
     timeline: tuple[Timed, ...]
     expect: Expectation
-    shape: DemoShape = DemoShape(nodes=1, hypervisors=1)
+    shape: DemoShape = field(default_factory=lambda: DemoShape(nodes=1, hypervisors=1))
     prepare: Action | None = None
     # The seed's own timing, as fault rules (like the sleep the reporter added to nova).
     faults: tuple[str, ...] = ()

@@ -145,7 +145,7 @@ class ScenarioRun:
         unmet = [] if self.crashed_at else await self._value(scenario.expect(self.env))
         leftovers = transient_leftovers(final)
         passed = not violations and not unmet and not leftovers and not self.errors
-        journal = [entry for incarnation in self.journals + [self.cloud.rt.journal] for entry in incarnation]
+        journal = [entry for incarnation in [*self.journals, self.cloud.rt.journal] for entry in incarnation]
         steps = sorted(
             [{**record.as_dict(), "at": round(record.at - self.start, 3)} for record in self.env.steps]
             + [{"at": round(entry.at - self.start, 3), "actor": entry.actor, "text": entry.text}
@@ -198,7 +198,7 @@ async def run_scenario(
         return await run.run()
 
 
-class fresh_database:  # noqa: N801 - used as a context manager
+class fresh_database:
     """A new, empty store: a SQLite file in a temporary directory, or a new PostgreSQL schema."""
 
     def __init__(self, url: str | None) -> None:
