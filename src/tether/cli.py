@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
+from rich.text import Text
 
 from tether.config import DEFAULT_DATA_DIR
 from tether.sim.bugs import BUGS
@@ -25,6 +26,7 @@ app.add_typer(scenario_app, name="scenario")
 
 VIOLATIONS_FOUND = 3
 console = Console()
+errors = Console(stderr=True)
 
 
 @faults_app.command("list")
@@ -75,9 +77,8 @@ def scenario_run(
         result = asyncio.run(run_scenario(scenario, bugs=emulate_bug or (), faults=fault or (), db_url=db))
     except (UnknownBug, FaultRuleError, DatabaseUrlError) as error:
         raise typer.BadParameter(str(error)) from None
-    except (OSError, TetherError) as error:
-        console.print(f"[red]error:[/red] {error}")
-        raise typer.Exit(2) from None
+    except (*_store_errors(), TetherError) as error:
+        _fail(error)
     if as_json:
         typer.echo(json.dumps(result.as_dict(), indent=2))
     else:
@@ -114,6 +115,7 @@ def serve(
     emulate_bug: Annotated[list[str] | None, typer.Option("--emulate-bug", help="Behave like upstream.")] = None,
     deploy_seconds: Annotated[float, typer.Option(help="Fake hardware: deploy until the ramdisk calls back.")] = 5.0,
     clean_seconds: Annotated[float, typer.Option(help="Fake hardware: how long cleaning takes.")] = 2.0,
+    reconcile_interval: Annotated[float, typer.Option(help="Seconds between reconciler passes.")] = 10.0,
     admin_password: Annotated[str, typer.Option(envvar="TETHER_ADMIN_PASSWORD")] = "admin",
     demo_password: Annotated[str, typer.Option(envvar="TETHER_DEMO_PASSWORD")] = "demo",
 ) -> None:
@@ -132,6 +134,7 @@ def serve(
         raise typer.BadParameter(str(error)) from None
     run(ServeOptions(host=host, port=port, data_dir=data_dir.expanduser(), db=db, faults=fault or [],
                      bugs=emulate_bug or [], deploy_seconds=deploy_seconds, clean_seconds=clean_seconds,
+                     reconcile_interval=reconcile_interval,
                      admin_password=admin_password, demo_password=demo_password))
 
 
@@ -142,20 +145,39 @@ def check(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Read the whole system and print every invariant violation; exit 3 if there is any."""
-    from tether.local_cloud import check_local_cloud
+    from tether.local_cloud import NoLocalCloud, check_local_cloud
+    from tether.store.database import DatabaseUrlError
 
-    violations = asyncio.run(check_local_cloud(data_dir, db))
+    try:
+        violations = asyncio.run(check_local_cloud(data_dir, db))
+    except DatabaseUrlError as error:
+        raise typer.BadParameter(str(error), param_hint="--db") from None
+    except (*_store_errors(), NoLocalCloud) as error:
+        _fail(error)
     if as_json:
         typer.echo(json.dumps({"violations": [v.as_dict() for v in violations]}, indent=2))
     elif not violations:
         console.print("[green]no violations[/green]")
     else:
-        table = Table("invariant", "resources", "evidence")
         for violation in violations:
-            table.add_row(violation.invariant, ", ".join(f"{k}={v}" for k, v in violation.resources.items()),
-                          violation.evidence)
-        console.print(table)
+            resources = " ".join(f"{key}={value}" for key, value in violation.resources.items())
+            # One line each, never wrapped or cut short: operators copy the ids from here.
+            line = Text.assemble(("VIOLATION", "red"), f" {violation.invariant}: {violation.evidence} ({resources})")
+            console.print(line, soft_wrap=True)
     raise typer.Exit(VIOLATIONS_FOUND if violations else 0)
+
+
+def _store_errors() -> tuple[type[BaseException], ...]:
+    """What reaching a database can raise: each is reported in a line, never as a traceback."""
+    import asyncpg
+    from sqlalchemy.exc import SQLAlchemyError
+
+    return (OSError, SQLAlchemyError, asyncpg.PostgresError)
+
+
+def _fail(error: BaseException) -> NoReturn:
+    errors.print(f"[red]error:[/red] {escape(str(error))}", soft_wrap=True)
+    raise typer.Exit(2) from None
 
 
 if __name__ == "__main__":

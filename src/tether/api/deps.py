@@ -34,7 +34,7 @@ async def caller(request: Request) -> RequestContext:
     return cloud(request).identity.context_for(token, request_id=request.state.request_id)
 
 
-def microversion(request: Request) -> Microversion:
+async def microversion(request: Request) -> Microversion:
     return request.state.microversion
 
 

@@ -52,6 +52,11 @@ class _Index:
         for entry in snap.vifs:
             self.cache[entry.instance_uuid].add(entry.port_id)
 
+    def compute_involved(self, node: Node | None, port: Port) -> bool:
+        """Whether compute manages this node or port; standalone ironic use is not ours to judge."""
+        known = node is not None and node.instance_uuid in self.instances
+        return known or port.device_owner.startswith(COMPUTE_OWNER_PREFIX) or port.created_by == CREATED_BY_COMPUTE
+
     def live(self, uuid: str | None) -> Instance | None:
         instance = self.instances.get(uuid or "")
         if instance is None or instance.deleted or instance.vm_state == vm.DELETED:
@@ -75,6 +80,8 @@ def stale_vif(snap: Snapshot) -> list[Violation]:
         owner = index.live(node.instance_uuid if node else None)
         if port is None:
             why = "its port no longer exists"
+        elif not index.compute_involved(node, port):
+            continue  # a standalone ironic user's own VIF (no compute instance, no compute port)
         elif owner is None:
             why = "the node has no live instance"
         elif port.device_id != owner.uuid:
@@ -194,7 +201,8 @@ def association(snap: Snapshot) -> list[Violation]:
     index = _Index(snap)
     out = []
     for node in snap.nodes:
-        if node.instance_uuid is None:
+        # An instance_uuid compute never issued belongs to a standalone ironic user.
+        if node.instance_uuid is None or node.instance_uuid not in index.instances:
             continue
         owner = index.live(node.instance_uuid)
         if owner is None:

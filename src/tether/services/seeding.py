@@ -56,7 +56,7 @@ async def seed_demo_cloud(cloud: Cloud, shape: DemoShape = DemoShape()) -> Seede
     subnet = await network.create_subnet(admin, network_id=net.id, name="private-subnet", cidr="10.0.0.0/24")
     names["private-subnet"] = subnet.id
     for index in range(1, shape.hypervisors + 1):
-        await compute.create_hypervisor(hostname=f"compute-{index}", vcpus=8, memory_mb=16384, local_gb=200)
+        await compute.create_hypervisor(hostname=f"compute-{index}", vcpus=64, memory_mb=262144, local_gb=4000)
     for index in range(1, shape.nodes + 1):
         node = await baremetal.create_node(admin, name=f"node-{index}", resource_class="baremetal",
                                            properties={"cpus": 8, "memory_mb": 32768, "local_gb": 500})

@@ -13,12 +13,20 @@ T = TypeVar("T")
 
 
 class Repository(Generic[T]):
-    def __init__(self, table: Table, cls: type[T], key: str) -> None:
+    def __init__(self, table: Table, cls: type[T], key: str | None) -> None:
+        """``key`` names the primary key column; None for a table whose key has several columns,
+        which is then reached only through filters (``find``, ``update_where``, ``delete_where``)."""
         self.table = table
         self.cls = cls
         self.key = key
         self._columns = [column.name for column in table.columns]
-        self._key_column = table.c[key]
+        self._order = key or table.primary_key.columns.keys()[0]
+
+    @property
+    def _key_column(self) -> Any:
+        if self.key is None:
+            raise TypeError(f"{self.table.name} has a composite key; use filters, not a single key")
+        return self.table.c[self.key]
 
     def from_row(self, row: Any) -> T:
         mapping = row._mapping
@@ -54,7 +62,7 @@ class Repository(Generic[T]):
         where = self._where(filters)
         if where is not None:
             query = query.where(where)
-        query = query.order_by(*(self.table.c[name] for name in (order_by or (self.key,))))
+        query = query.order_by(*(self.table.c[name] for name in (order_by or (self._order,))))
         if limit is not None:
             query = query.limit(limit)
         return [self.from_row(row) for row in await conn.execute(query)]

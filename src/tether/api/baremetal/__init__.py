@@ -1,5 +1,17 @@
-"""Ironic's API (/baremetal/v1)."""
+"""Ironic's API (/baremetal/v1), in ironic's wire format at the negotiated microversion.
+
+One module per resource: ``nodes`` (with maintenance), ``states`` (provision
+and power requests), ``vifs``, ``ports``, ``portgroups`` and ``chassis``;
+``views`` builds the bodies, ``params`` checks what requests carry, and
+``errors`` holds what only the HTTP layer refuses.
+"""
 
 from fastapi import APIRouter
 
+from tether.api.baremetal import chassis, nodes, portgroups, ports, states, vifs
+
 router = APIRouter(prefix="/baremetal/v1", tags=["baremetal"])
+for module in (nodes, states, vifs, ports, portgroups, chassis):
+    router.include_router(module.router)
+
+__all__ = ["router"]

@@ -67,14 +67,18 @@ class FlavorOps:
 
     async def get_flavor(self: ComputeService, ctx: RequestContext, flavor_id: str) -> Flavor:
         async with self.store.begin() as conn:
-            return await self._get_flavor(conn, flavor_id)
+            flavor = await self._get_flavor(conn, flavor_id)
+        # Tether has no flavor access lists: a private flavor is for admins only, hidden as nova hides it.
+        if not (flavor.is_public or ctx.is_admin):
+            raise ce.FlavorNotFound(flavor_id=flavor_id)
+        return flavor
 
     async def list_flavors(self: ComputeService, ctx: RequestContext, *, is_public: bool | None = True) -> list[Flavor]:
+        if not ctx.is_admin:
+            is_public = True
         async with self.store.begin() as conn:
             flavors = await repos.flavors.find(conn, order_by=("ram", "id"))
-        if is_public is None or (ctx.is_admin and is_public is None):
-            return flavors
-        return [flavor for flavor in flavors if flavor.is_public == is_public or (ctx.is_admin and not is_public)]
+        return [flavor for flavor in flavors if is_public is None or flavor.is_public == is_public]
 
     async def delete_flavor(self: ComputeService, ctx: RequestContext, flavor_id: str) -> None:
         if not ctx.is_admin:

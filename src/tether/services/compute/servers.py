@@ -46,8 +46,7 @@ class ServerOps:
         metadata = _validated_metadata(metadata)
         # nova's create answers 400, not 404, for a flavor, image, network or port that is not there
         try:
-            async with self.store.begin() as conn:
-                flavor = await self._get_flavor(conn, flavor_id)
+            flavor = await self.get_flavor(ctx, flavor_id)
         except ce.FlavorNotFound:
             raise ce.ComputeBadRequest(reason="Invalid flavorRef provided.") from None
         if image_id is not None:

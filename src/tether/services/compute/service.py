@@ -15,6 +15,7 @@ from tether.services.compute.build import BuildOps
 from tether.services.compute.events import EventOps
 from tether.services.compute.flavors import FlavorOps
 from tether.services.compute.interfaces import InterfaceOps
+from tether.services.compute.queries import QueryOps
 from tether.services.compute.recovery import RecoveryOps
 from tether.services.compute.servers import ServerOps
 from tether.services.compute.teardown import TeardownOps
@@ -32,7 +33,7 @@ BAREMETAL_HOST = "ironic"
 
 
 class ComputeService(
-    ServerOps, BuildOps, TeardownOps, InterfaceOps, EventOps, FlavorOps, RecoveryOps, Service
+    ServerOps, BuildOps, TeardownOps, InterfaceOps, EventOps, FlavorOps, RecoveryOps, QueryOps, Service
 ):
     def __init__(
         self,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -45,12 +47,16 @@ class BootstrapOperation(Service):
         async with self.store.begin() as conn:
             existing = {name: await repos.users.first(conn, name=name, domain_id=DEFAULT_DOMAIN_ID)
                         for name in passwords}
-        # Hashing is slow, so it happens before the transaction, not in it.
-        new_hashes: dict[str, str] = {}
-        for name, password in passwords.items():
+        # Hashing is slow, so it happens before the transaction, not in it, and the
+        # users' hashes are worked out side by side (argon2 releases the GIL).
+        async def new_hash(name: str, password: str) -> str | None:
             user = existing[name]
             if user is None or not await self._passwords.verify(user.password_hash, password):
-                new_hashes[name] = await self._passwords.hash(password)
+                return await self._passwords.hash(password)
+            return None
+
+        results = await asyncio.gather(*(new_hash(name, password) for name, password in passwords.items()))
+        new_hashes = {name: digest for name, digest in zip(passwords, results, strict=True) if digest is not None}
 
         for attempt in (1, 2):
             try:

@@ -13,7 +13,10 @@ import random
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
+
+from sqlalchemy.engine import make_url
 
 from tether.audit.local import collect
 from tether.domain.invariants import Violation, check_all, transient_leftovers
@@ -209,7 +212,13 @@ class fresh_database:
     async def __aenter__(self) -> Database:
         if self.url is None or self.url.startswith("sqlite"):
             # A scenario's store lives as long as the run; memory is enough and much faster.
-            self.database = Database(self.url or "sqlite:///:memory:")
+            database = Database(self.url or "sqlite:///:memory:")
+            path = Path(make_url(database.url).database or ":memory:")
+            if str(path) != ":memory:" and path.exists() and path.stat().st_size > 0:
+                # never seed a scenario on top of what an earlier run (or anything else) left there
+                await database.dispose()
+                raise FileExistsError(f"{path} already exists; a scenario needs a fresh store, so name a new file")
+            self.database = database
         else:
             import asyncpg
 

@@ -1,0 +1,24 @@
+"""Start a `tether serve` for a benchmark and stop it afterwards."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.live import LiveCloud, start
+
+
+@contextmanager
+def live_cloud(*extra: str, db: str | None = None, deploy_seconds: float = 0.0,
+               clean_seconds: float = 0.0) -> Iterator[LiveCloud]:
+    with tempfile.TemporaryDirectory(prefix="tether-bench-") as directory:
+        cloud = start(Path(directory), *extra, db=db, deploy_seconds=deploy_seconds, clean_seconds=clean_seconds)
+        try:
+            yield cloud
+        finally:
+            cloud.stop()
