@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tether.domain.errors import TetherError
 from tether.domain.invariants import Violation
-from tether.domain.network import CREATED_BY_COMPUTE, CREATED_BY_ORCHESTRATION
+from tether.domain.network import CREATED_BY_ORCHESTRATION
 from tether.reconcile.base import Reconciler
 from tether.services.context import RequestContext
 
@@ -25,14 +25,7 @@ class OrphanPorts(Reconciler):
         if port.device_id and await compute._live_instance(port.device_id) is not None:
             return await compute.reconcile_network(port.device_id)
         # rule 2: the owner is gone; delete what it created, release what the user brought.
-        try:
-            if port.created_by == CREATED_BY_COMPUTE:
-                await network.delete_port(RequestContext.internal(port.project_id), port_id)
-            else:
-                await network.release_port(port_id, reset_mac=False)
-        except TetherError as error:
-            if error.status != 404:
-                raise
+        await compute.give_back_port(port)
         return True
 
 

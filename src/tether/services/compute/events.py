@@ -16,7 +16,7 @@ from tether.domain.compute import Instance
 from tether.domain.errors import TetherError
 from tether.domain.errors import compute as ce
 from tether.domain.ids import is_uuid_like
-from tether.domain.network import CREATED_BY_COMPUTE
+from tether.domain.network import CREATED_BY_COMPUTE, Port
 from tether.services.compute import network_info
 from tether.services.context import RequestContext
 
@@ -115,7 +115,7 @@ class EventOps:
         for port_id in sorted(set(ours) - set(cached)):
             if port_id in plugged:
                 await self._unplug(instance, port_id)
-            await self._give_back(instance, ours[port_id])
+            await self.give_back_port(ours[port_id])
             changed = True
         # Every port the instance lists is plugged (zombie-interface, second half); a
         # bare-metal instance that lost its node is the association reconciler's to end.
@@ -139,10 +139,15 @@ class EventOps:
         node = await self.baremetal.find_node(instance.node) if instance.node else None
         return node is not None and node.instance_uuid == instance.uuid
 
-    async def _give_back(self: ComputeService, instance: Instance, port: Any) -> None:
+    async def give_back_port(self: ComputeService, port: Port) -> None:
+        """Rule 2: delete a port compute created; release (unbind, clear the device) one the user brought.
+
+        A NIC's MAC was already replaced when its VIF left the node. A port
+        that is gone meanwhile is fine.
+        """
         try:
             if port.created_by == CREATED_BY_COMPUTE:
-                await self.network.delete_port(self._internal(instance), port.id)
+                await self.network.delete_port(RequestContext.internal(port.project_id), port.id)
             else:
                 await self.network.release_port(port.id, reset_mac=False)
         except TetherError as error:

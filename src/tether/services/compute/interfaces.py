@@ -145,14 +145,7 @@ class InterfaceOps:
 
     async def _undo_attach(self: ComputeService, instance: Instance, port: Port) -> None:
         await self._unplug(instance, port.id)
-        try:
-            if port.created_by == CREATED_BY_COMPUTE:
-                await self.network.delete_port(self._internal(instance), port.id)
-            else:
-                await self.network.release_port(port.id, reset_mac=False)
-        except TetherError as error:
-            if error.status != 404:
-                raise
+        await self.give_back_port(port)
 
     async def detach_interface(self: ComputeService, ctx: RequestContext, uuid: str, port_id: str) -> None:
         if not ctx.can_write:

@@ -15,7 +15,6 @@ from tether.domain import compute_states as vm
 from tether.domain.compute import Instance
 from tether.domain.errors import TetherError
 from tether.domain.errors import baremetal as be
-from tether.domain.network import CREATED_BY_COMPUTE
 from tether.services.compute import network_info, records
 from tether.services.context import RequestContext
 from tether.store import intents, repos
@@ -171,16 +170,7 @@ class TeardownOps:
                 if port is not None and port.device_id == instance.uuid:
                     bound[port.id] = port
         for port in bound.values():
-            try:
-                if port.created_by == CREATED_BY_COMPUTE:
-                    await self.network.delete_port(ctx, port.id)
-                else:
-                    # rule 2 (seed 001): the user's port goes back unbound; a NIC's MAC was
-                    # already replaced when its VIF was detached from the node.
-                    await self.network.release_port(port.id, reset_mac=False)
-            except TetherError as error:
-                if error.status != 404:
-                    raise
+            await self.give_back_port(port)
         async with self.store.begin() as conn:
             for entry in cached:
                 await network_info.drop_vif(conn, instance.uuid, entry.port_id)
