@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from tether.domain import image as rules
 from tether.domain.errors import image as errors
@@ -20,6 +19,9 @@ from tether.domain.image import Image
 from tether.services.base import Service
 from tether.services.context import RequestContext
 from tether.store import repos
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 
 def _duplicate(image_id: str) -> errors.ImageConflict:

@@ -14,15 +14,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 from sqlalchemy.pool import NullPool, StaticPool
 
 from tether.sim.runtime import Runtime, in_transaction
 from tether.store.tables import metadata, schema_version
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 SCHEMA_VERSION = 1
 
@@ -70,6 +72,8 @@ class Database:
             connect_args: dict[str, Any] = {}
             if schema:
                 connect_args["server_settings"] = {"search_path": schema}
+            from sqlalchemy.ext.asyncio import create_async_engine  # PostgreSQL only: it costs 0.2 s to import
+
             self.engine = create_async_engine(
                 target,
                 pool_size=pool_size,

@@ -8,9 +8,7 @@ import random
 import socket
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
-from typing import Any
-
-from sqlalchemy.ext.asyncio import AsyncConnection
+from typing import TYPE_CHECKING, Any
 
 from tether.domain.baremetal import Node
 from tether.domain.baremetal_states import PROVISION_STATES
@@ -23,6 +21,9 @@ from tether.services.context import RequestContext
 from tether.sim.runtime import Runtime
 from tether.store import repos
 from tether.store.database import Store
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 # ironic retries a busy node lock 3 times, 1 s apart, before answering NodeLocked.
 LOCK_TIMEOUT = 3.0

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from tether.domain.baremetal import Node, NodePort, Portgroup
 from tether.domain.errors import baremetal as be
@@ -16,6 +15,9 @@ from tether.services.baremetal.patches import apply_patch, changed
 from tether.services.baremetal.vifs import VifsMixin
 from tether.services.context import RequestContext
 from tether.store import repos
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 _PORT_WRITABLE = {
     "address": None, "physical_network": None, "pxe_enabled": True, "local_link_connection": {},

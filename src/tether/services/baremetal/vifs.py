@@ -8,9 +8,7 @@ restart (rule 5).
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy.ext.asyncio import AsyncConnection
+from typing import TYPE_CHECKING, Any
 
 from tether.domain.baremetal import TENANT_VIF_KEY, Node, NodePort, Portgroup
 from tether.domain.baremetal_vifs import (
@@ -26,6 +24,9 @@ from tether.domain.ids import new_uuid
 from tether.services.baremetal.base import BaremetalBase, NodeHold
 from tether.services.context import RequestContext
 from tether.store import intents, repos
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 ATTACH_INTENT = "baremetal.vif_attach"
 DETACH_INTENT = "baremetal.vif_detach"

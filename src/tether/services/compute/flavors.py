@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from tether.domain.compute import Flavor, Hypervisor
 from tether.domain.errors import compute as ce
@@ -14,6 +13,8 @@ from tether.services.context import RequestContext
 from tether.store import repos
 
 if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
+
     from tether.services.compute.service import ComputeService
 
 

@@ -8,11 +8,14 @@ entry is dropped only after the thing it describes is really gone.
 
 from __future__ import annotations
 
-from sqlalchemy.ext.asyncio import AsyncConnection
+from typing import TYPE_CHECKING
 
 from tether.domain.compute import VifEntry
 from tether.domain.network import Port
 from tether.store import repos
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 
 async def cached_vifs(conn: AsyncConnection, instance_uuid: str) -> list[VifEntry]:

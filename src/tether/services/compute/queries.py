@@ -14,8 +14,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from tether.domain import compute_states as vm
 from tether.domain.compute import (
     ActionEvent,
@@ -35,6 +33,8 @@ from tether.services.context import RequestContext
 from tether.store import repos
 
 if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
+
     from tether.services.compute.service import ComputeService
 
 

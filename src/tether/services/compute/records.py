@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import traceback
-
-from sqlalchemy.ext.asyncio import AsyncConnection
+from typing import TYPE_CHECKING
 
 from tether.domain.compute import ActionEvent, InstanceAction, InstanceFault
 from tether.domain.errors import TetherError
 from tether.services.context import RequestContext
 from tether.store import repos
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 
 async def start_action(

@@ -5,8 +5,6 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from tether.domain.compute import Instance
 from tether.domain.errors import compute as ce
 from tether.drivers.hypervisor import FakeHypervisor
@@ -25,6 +23,8 @@ from tether.store import repos
 from tether.store.database import Store
 
 if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
+
     from tether.services.baremetal import BaremetalService
     from tether.services.image import ImageService
     from tether.services.network import NetworkService

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from tether.domain.errors import identity as errors
 from tether.domain.identity import (
@@ -27,6 +26,9 @@ from tether.services.identity.passwords import Passwords
 from tether.services.identity.tokens import TokenCache, revoke_tokens_where
 from tether.store import repos
 from tether.store.repository import Repository
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 
 def check_name(name: object) -> str:

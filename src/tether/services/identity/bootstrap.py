@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from tether.domain.identity import (
     ADMIN_PROJECT_NAME,
@@ -24,6 +24,9 @@ from tether.services.base import Service
 from tether.services.identity.passwords import Passwords
 from tether.services.identity.tokens import TokenCache, revoke_tokens_where
 from tether.store import repos
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 PROJECTS = (ADMIN_PROJECT_NAME, "demo", "service")
 # (user, project, role); the user is named after the project

@@ -13,9 +13,9 @@ import secrets
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from sqlalchemy import delete
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from tether.domain.errors import identity as errors
 from tether.domain.identity import (
@@ -31,6 +31,9 @@ from tether.domain.identity import (
 from tether.services.base import Service
 from tether.services.identity.passwords import Passwords
 from tether.store import repos
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 
 def token_digest(token_id: str) -> str:

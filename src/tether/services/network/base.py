@@ -5,8 +5,7 @@ from __future__ import annotations
 import logging
 import random
 from contextlib import AbstractAsyncContextManager
-
-from sqlalchemy.ext.asyncio import AsyncConnection
+from typing import TYPE_CHECKING
 
 from tether.domain.errors.network import NetworkNotFound, NotAuthorized, PortNotFound
 from tether.domain.network import Network
@@ -16,6 +15,9 @@ from tether.services.network import policy, rows
 from tether.services.network.events import Event, Notify
 from tether.sim.runtime import Runtime
 from tether.store.database import Store
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 log = logging.getLogger(__name__)
 

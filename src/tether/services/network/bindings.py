@@ -7,14 +7,15 @@ it acts on the port as it is, not as the caller last saw it.
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy.ext.asyncio import AsyncConnection
+from typing import TYPE_CHECKING, Any
 
 from tether.domain.errors.network import PortInUse, PortNotFound
 from tether.domain.network import DOWN, VIF_TYPE_UNBOUND, VNIC_TYPES, Port, vif_type_for
 from tether.services.network import fixed_ips, rows, validation
 from tether.services.network.base import NetworkServiceBase
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 UNBOUND: dict[str, Any] = {
     "binding_host_id": "", "binding_profile": {}, "binding_vif_type": VIF_TYPE_UNBOUND, "status": DOWN,

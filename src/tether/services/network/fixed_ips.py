@@ -11,8 +11,7 @@ half-way leaves nothing behind.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from sqlalchemy.ext.asyncio import AsyncConnection
+from typing import TYPE_CHECKING
 
 from tether.domain import ipam
 from tether.domain.errors.network import (
@@ -24,6 +23,9 @@ from tether.domain.errors.network import (
 )
 from tether.domain.network import IpAllocation, Port, Subnet
 from tether.services.network import rows, validation
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy.ext.asyncio import AsyncConnection
+from typing import TYPE_CHECKING, Any
 
 from tether.domain.errors.network import (
     InvalidInput,
@@ -18,6 +16,9 @@ from tether.services.network import policy, rows, validation
 from tether.services.network.base import NetworkServiceBase
 from tether.services.network.filters import column_filters
 from tether.store import repos
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 UPDATABLE = ("name", "description", "admin_state_up", "shared", "external", "mtu")
 READ_ONLY = (

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, fields
-from typing import Any
-
-from sqlalchemy.ext.asyncio import AsyncConnection
+from typing import TYPE_CHECKING, Any
 
 from tether.domain.errors.network import (
     BadRequest,
@@ -20,6 +18,9 @@ from tether.services.network import events, fixed_ips, policy, rows, validation
 from tether.services.network.base import NetworkServiceBase
 from tether.services.network.filters import column_filters
 from tether.store import repos
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 BINDING_FIELDS = ("binding_host_id", "binding_vnic_type", "binding_profile")
 UPDATABLE = (

@@ -15,17 +15,19 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from tether.domain import ipam
 from tether.domain.errors.network import IpAddressInUse, MacAddressGenerationFailure, MacAddressInUse
 from tether.domain.ids import new_mac
 from tether.domain.network import IpAllocation, Network, Port, Subnet
 from tether.store import repos
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 # How each backend names the constraints in its IntegrityError text.
 MAC_CONSTRAINT = ("uq_ports_network_mac", "ports.network_id, ports.mac_address")

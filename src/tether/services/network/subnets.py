@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
-
-from sqlalchemy.ext.asyncio import AsyncConnection
+from typing import TYPE_CHECKING, Any, Final
 
 from tether.domain import ipam
 from tether.domain.errors.network import (
@@ -21,6 +19,9 @@ from tether.services.network import policy, rows, validation
 from tether.services.network.base import NetworkServiceBase
 from tether.services.network.filters import column_filters
 from tether.store import repos
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 
 class _Derived:
