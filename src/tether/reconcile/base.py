@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, ClassVar
 
 from tether.domain.invariants import INVARIANTS, Snapshot, Violation
@@ -10,7 +11,7 @@ if TYPE_CHECKING:
     from tether.services.cloud import Cloud
 
 
-class Reconciler:
+class Reconciler(ABC):
     invariant: ClassVar[str]
     # Emulated upstream bugs whose symptom this reconciler would hide: it stands down for them.
     hidden_by: ClassVar[tuple[str, ...]] = ()
@@ -24,6 +25,6 @@ class Reconciler:
     def violations(self, snapshot: Snapshot) -> list[Violation]:
         return INVARIANTS[self.invariant](snapshot)
 
+    @abstractmethod
     async def mend(self, violation: Violation) -> bool:
         """Re-read the truth for one violation and mend it; True when something changed."""
-        raise NotImplementedError

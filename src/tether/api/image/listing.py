@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from tether.api.ordering import compare_nullable
 from tether.domain import image as rules
 from tether.domain.errors.image import ImageBadRequest
 from tether.domain.image import Image
@@ -217,20 +218,10 @@ def _limit(text: str | None) -> int:
     return limit
 
 
-def _compare(left: Any, right: Any) -> int:
-    if left == right:
-        return 0
-    if left is None:
-        return -1
-    if right is None:
-        return 1
-    return -1 if left < right else 1
-
-
 def sort_key(sorts: list[tuple[str, bool]]) -> Any:
     def compare(left: Image, right: Image) -> int:
         for key, ascending in sorts:
-            result = _compare(getattr(left, key), getattr(right, key))
+            result = compare_nullable(getattr(left, key), getattr(right, key))
             if result:
                 return result if ascending else -result
         return 0

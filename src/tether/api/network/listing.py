@@ -20,6 +20,7 @@ from typing import Any
 
 from tether.api.network.attributes import Resource
 from tether.api.network.errors import HTTPBadRequest
+from tether.api.ordering import compare_nullable
 from tether.domain.errors.network import BadRequest, InvalidInput
 
 NOT_FILTERS = ("fields", "sort_key", "sort_dir", "limit", "marker", "page_reverse", "changed_since")
@@ -134,24 +135,13 @@ def matches(view: dict[str, Any], filters: dict[str, list[Any]]) -> bool:
     return all(view.get(name) in values for name, values in filters.items())
 
 
-def _compare(left: Any, right: Any) -> int:
-    # None sorts first, as NULL does in neutron's MySQL
-    if left == right:
-        return 0
-    if left is None:
-        return -1
-    if right is None:
-        return 1
-    return -1 if left < right else 1
-
-
 def sort_key(sorts: list[tuple[str, bool]]) -> Any:
     """The views' order: the requested keys, then id (neutron always makes the order total with it)."""
     order = [*sorts, ("id", True)] if "id" not in {key for key, _ in sorts} else list(sorts)
 
     def compare(left: dict[str, Any], right: dict[str, Any]) -> int:
         for key, ascending in order:
-            result = _compare(left.get(key), right.get(key))
+            result = compare_nullable(left.get(key), right.get(key))
             if result:
                 return result if ascending else -result
         return 0
