@@ -19,11 +19,11 @@ class DataDir:
 
     @property
     def hypervisor_state(self) -> Path:
-        return self.path / "hypervisor.json"
+        return self.path / "hypervisor.jsonl"
 
     @property
     def hardware_state(self) -> Path:
-        return self.path / "hardware.json"
+        return self.path / "hardware.jsonl"
 
     @property
     def clouds_yaml(self) -> Path:

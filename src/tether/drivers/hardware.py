@@ -10,11 +10,11 @@ persists to a JSON file so a restarted ``tether serve`` finds it as it was.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tether.domain.baremetal_states import POWER_OFF, POWER_ON
+from tether.drivers.journal import Journal
 
 ACTIONS = ("power", "deploy", "clean")
 
@@ -46,7 +46,7 @@ class FakeHardware:
             raise ValueError("deploy_seconds and clean_seconds must not be negative")
         self.deploy_seconds = deploy_seconds
         self.clean_seconds = clean_seconds
-        self._path = path
+        self._journal = Journal(path) if path is not None else None
         self._machines: dict[str, Machine] = {}
         self._failures: dict[tuple[str, str], _Failure] = {}
         self._load()
@@ -80,7 +80,7 @@ class FakeHardware:
         self._check(node_uuid, "power")
         machine = self._machine(node_uuid)
         machine.power_state = POWER_ON if on else POWER_OFF
-        self._save()
+        self._save(node_uuid)
         return machine.power_state
 
     # -- deploy -------------------------------------------------------------------
@@ -91,7 +91,7 @@ class FakeHardware:
         machine = self._machine(node_uuid)
         machine.deploy_started_at = now
         machine.deploy_callback_at = now + self.deploy_seconds
-        self._save()
+        self._save(node_uuid)
         return machine.deploy_callback_at
 
     def deploy_started_at(self, node_uuid: str) -> float | None:
@@ -112,7 +112,7 @@ class FakeHardware:
         machine.deploy_started_at = machine.deploy_callback_at = None
         machine.clean_started_at = now
         machine.clean_done_at = now + self.clean_seconds
-        self._save()
+        self._save(node_uuid)
         return machine.clean_done_at
 
     def clean_started_at(self, node_uuid: str) -> float | None:
@@ -133,15 +133,9 @@ class FakeHardware:
         return self._machines.setdefault(node_uuid, Machine())
 
     def _load(self) -> None:
-        if self._path is None or not self._path.exists():
-            return
-        data = json.loads(self._path.read_text())
-        self._machines = {uuid: Machine(**state) for uuid, state in data.get("machines", {}).items()}
+        if self._journal is not None:
+            self._machines = {uuid: Machine(**state) for uuid, state in self._journal.load().items()}
 
-    def _save(self) -> None:
-        if self._path is None:
-            return
-        data = {"machines": {uuid: asdict(machine) for uuid, machine in self._machines.items()}}
-        tmp = self._path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data))
-        tmp.replace(self._path)
+    def _save(self, node_uuid: str) -> None:
+        if self._journal is not None:
+            self._journal.put(node_uuid, asdict(self._machines[node_uuid]))

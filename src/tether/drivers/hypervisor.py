@@ -1,18 +1,19 @@
 """A fake hypervisor: guest interfaces as ``virsh domiflist`` would show them.
 
 Its state lives here, not in the database, and survives a control-plane
-crash (it is the hardware). It optionally persists to a JSON file so a
+crash (it is the hardware). It optionally persists to a journal file so a
 restarted ``tether serve`` finds its guests where it left them.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from tether.domain.compute import GuestInterface
+from tether.drivers.journal import Journal
 
 
 def device_name(port_id: str) -> str:
@@ -25,7 +26,7 @@ class HypervisorError(Exception):
 
 class FakeHypervisor:
     def __init__(self, path: Path | None = None) -> None:
-        self._path = path
+        self._journal = Journal(path) if path is not None else None
         self._interfaces: dict[tuple[str, str, str], GuestInterface] = {}
         self._domains: set[tuple[str, str]] = set()
         # Called with each newly plugged or unplugged interface: the L2 agent's view.
@@ -37,15 +38,16 @@ class FakeHypervisor:
 
     def create_domain(self, host: str, instance_uuid: str) -> None:
         self._domains.add((host, instance_uuid))
-        self._save()
+        self._record(_domain_key(host, instance_uuid), [host, instance_uuid])
 
     def destroy_domain(self, host: str, instance_uuid: str) -> list[GuestInterface]:
         """Power off and undefine a guest; its interfaces go with it."""
         gone = self.interfaces(instance_uuid=instance_uuid, host=host)
         for interface in gone:
             del self._interfaces[(interface.host, interface.instance_uuid, interface.port_id)]
+            self._record(_interface_key(interface), None)
         self._domains.discard((host, instance_uuid))
-        self._save()
+        self._record(_domain_key(host, instance_uuid), None)
         if self.on_unplug is not None:
             for interface in gone:
                 self.on_unplug(interface)
@@ -65,7 +67,7 @@ class FakeHypervisor:
             return self._interfaces[key]
         interface = GuestInterface(host, instance_uuid, device_name(port_id), mac, port_id)
         self._interfaces[key] = interface
-        self._save()
+        self._record(_interface_key(interface), asdict(interface))
         if self.on_plug is not None:
             self.on_plug(interface)
         return interface
@@ -74,7 +76,7 @@ class FakeHypervisor:
         interface = self._interfaces.pop((host, instance_uuid, port_id), None)
         if interface is None:
             return False
-        self._save()
+        self._record(_interface_key(interface), None)
         if self.on_unplug is not None:
             self.on_unplug(interface)
         return True
@@ -95,21 +97,23 @@ class FakeHypervisor:
     # -- persistence ------------------------------------------------------------
 
     def _load(self) -> None:
-        if self._path is None or not self._path.exists():
+        if self._journal is None:
             return
-        data = json.loads(self._path.read_text())
-        for item in data.get("interfaces", []):
-            interface = GuestInterface(**item)
-            self._interfaces[(interface.host, interface.instance_uuid, interface.port_id)] = interface
-        self._domains = {tuple(domain) for domain in data.get("domains", [])}  # type: ignore[misc]
+        for key, value in self._journal.load().items():
+            if key.startswith("domain/"):
+                self._domains.add((value[0], value[1]))
+            else:
+                interface = GuestInterface(**value)
+                self._interfaces[(interface.host, interface.instance_uuid, interface.port_id)] = interface
 
-    def _save(self) -> None:
-        if self._path is None:
-            return
-        data = {
-            "interfaces": [asdict(interface) for interface in self._interfaces.values()],
-            "domains": sorted(self._domains),
-        }
-        tmp = self._path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data))
-        tmp.replace(self._path)
+    def _record(self, key: str, value: Any) -> None:
+        if self._journal is not None:
+            self._journal.put(key, value)
+
+
+def _domain_key(host: str, instance_uuid: str) -> str:
+    return f"domain/{host}/{instance_uuid}"
+
+
+def _interface_key(interface: GuestInterface) -> str:
+    return f"interface/{interface.host}/{interface.instance_uuid}/{interface.port_id}"

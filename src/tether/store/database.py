@@ -12,12 +12,14 @@ transaction never spans a point where another operation could interleave.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+import sqlite3
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import Dialect, make_url
 from sqlalchemy.pool import NullPool, StaticPool
 
 from tether.sim.runtime import Runtime, in_transaction
@@ -56,6 +58,7 @@ class Database:
         self.is_sqlite = target.startswith("sqlite")
         self._write_lock = asyncio.Lock() if self.is_sqlite else None
         self._sqlite: Engine | None = None
+        self._sqlite_held: Connection | None = None
         if self.is_sqlite:
             in_memory = make_url(target).database in (None, "", ":memory:")
             # One connection: a memory database lives exactly as long as it (scenarios, the explorer).
@@ -89,14 +92,24 @@ class Database:
             if present is None:
                 await conn.execute(schema_version.insert().values(version=SCHEMA_VERSION))
 
+    def _sqlite_connection(self) -> Connection:
+        # Held for the process's life: checking a connection out of the pool per transaction
+        # costs more than the statements of most transactions.
+        if self._sqlite_held is None:
+            self._sqlite_held = self._sqlite.connect()  # type: ignore[union-attr]
+        return self._sqlite_held
+
     async def dispose(self) -> None:
         if self._sqlite is not None:
+            if self._sqlite_held is not None:
+                self._sqlite_held.close()
+                self._sqlite_held = None
             self._sqlite.dispose()
         else:
             await self.engine.dispose()
 
     @asynccontextmanager
-    async def begin(self) -> AsyncIterator[AsyncConnection]:
+    async def begin(self) -> AsyncIterator[StoreConnection]:
         if in_transaction.get():
             # One transaction per unit of work; nesting would deadlock SQLite's single writer.
             raise RuntimeError("a transaction is already open in this task")
@@ -108,30 +121,116 @@ class Database:
                 yield conn
 
     @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[AsyncConnection]:
+    async def _transaction(self) -> AsyncIterator[StoreConnection]:
         token = in_transaction.set(True)
         try:
             if self._sqlite is not None:
-                with self._sqlite.begin() as sync_conn:
-                    yield InlineConnection(sync_conn)  # type: ignore[misc]
+                conn = InlineConnection(self._sqlite_connection())
+                try:
+                    yield conn  # type: ignore[misc]
+                except BaseException:
+                    conn.rollback()
+                    raise
+                conn.commit()
             else:
                 async with self.engine.begin() as conn:
-                    yield conn
+                    yield PooledConnection(conn)  # type: ignore[misc]
         finally:
             in_transaction.reset(token)
 
 
+class StoreConnection(Protocol):
+    """What a transaction offers: Core statements, and text the repositories rendered (``statements``)."""
+
+    dialect: Dialect
+
+    async def execute(self, statement: Any, parameters: Any = None) -> Any: ...
+
+    async def run_sync(self, fn: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+    async def fetch(self, sql: str, parameters: tuple[Any, ...]) -> list[tuple[Any, ...]]: ...
+
+    async def write(self, sql: str, parameters: tuple[Any, ...]) -> int: ...
+
+    async def write_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None: ...
+
+
 class InlineConnection:
-    """The slice of ``AsyncConnection`` the repositories use, over a synchronous connection."""
+    """A SQLite transaction, run inline; rendered text goes straight to the sqlite3 connection.
+
+    sqlite3 opens the transaction itself before the first write. A Core
+    statement makes SQLAlchemy begin one of its own on the same connection,
+    which then also ends it, so both kinds of statement commit or roll back together.
+    """
 
     def __init__(self, connection: Connection) -> None:
         self.sync_connection = connection
+        self.dialect = connection.dialect
+        self._raw = connection.connection.driver_connection
+
+    def commit(self) -> None:
+        if self.sync_connection.in_transaction():
+            self.sync_connection.commit()
+        else:
+            self._raw.commit()
+
+    def rollback(self) -> None:
+        if self.sync_connection.in_transaction():
+            self.sync_connection.rollback()
+        else:
+            self._raw.rollback()
 
     async def execute(self, statement: Any, parameters: Any = None) -> Any:
         return self.sync_connection.execute(statement, parameters)
 
     async def run_sync(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         return fn(self.sync_connection, *args, **kwargs)
+
+    async def fetch(self, sql: str, parameters: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        with _as_sqlalchemy_errors(sql, parameters):
+            return self._raw.execute(sql, parameters).fetchall()
+
+    async def write(self, sql: str, parameters: tuple[Any, ...]) -> int:
+        with _as_sqlalchemy_errors(sql, parameters):
+            return self._raw.execute(sql, parameters).rowcount
+
+    async def write_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        with _as_sqlalchemy_errors(sql, rows):
+            self._raw.executemany(sql, rows)
+
+
+@contextmanager
+def _as_sqlalchemy_errors(sql: str, parameters: Any) -> Iterator[None]:
+    """The same exception types as a Core statement raises, so callers handle one kind of error."""
+    try:
+        yield
+    except sqlite3.IntegrityError as error:
+        raise sa_exc.IntegrityError(sql, parameters, error) from error
+    except sqlite3.OperationalError as error:
+        raise sa_exc.OperationalError(sql, parameters, error) from error
+
+
+class PooledConnection:
+    """A PostgreSQL transaction; rendered text runs through the driver as it is."""
+
+    def __init__(self, connection: AsyncConnection) -> None:
+        self.connection = connection
+        self.dialect = connection.dialect
+
+    async def execute(self, statement: Any, parameters: Any = None) -> Any:
+        return await self.connection.execute(statement, parameters)
+
+    async def run_sync(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        return await self.connection.run_sync(fn, *args, **kwargs)
+
+    async def fetch(self, sql: str, parameters: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        return [tuple(row) for row in await self.connection.exec_driver_sql(sql, parameters)]
+
+    async def write(self, sql: str, parameters: tuple[Any, ...]) -> int:
+        return (await self.connection.exec_driver_sql(sql, parameters)).rowcount
+
+    async def write_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        await self.connection.exec_driver_sql(sql, rows)  # type: ignore[arg-type]
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -151,7 +250,7 @@ class Store:
         self.rt = runtime
 
     @asynccontextmanager
-    async def begin(self) -> AsyncIterator[AsyncConnection]:
+    async def begin(self) -> AsyncIterator[StoreConnection]:
         self.rt.ensure_alive()
         async with self.database.begin() as conn:
             yield conn

@@ -11,12 +11,11 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, insert, select
-
+from tether.store.repository import Repository
 from tether.store.tables import intents
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 
 @dataclass(frozen=True)
@@ -28,26 +27,32 @@ class Intent:
     created_at: float
 
 
+@dataclass
+class _Row:
+    """An intent as stored: the payload as JSON text."""
+
+    id: str
+    kind: str
+    key: str
+    payload: str
+    created_at: float
+
+
+_rows = Repository(intents, _Row, "id")
+
+
 async def record(
-    conn: AsyncConnection, intent_id: str, kind: str, key: str, payload: dict[str, Any], now: float
+    conn: StoreConnection, intent_id: str, kind: str, key: str, payload: dict[str, Any], now: float
 ) -> Intent:
-    await conn.execute(
-        insert(intents).values(
-            id=intent_id, kind=kind, key=key, payload=json.dumps(payload), created_at=now
-        )
-    )
+    await _rows.add(conn, _Row(intent_id, kind, key, json.dumps(payload), now))
     return Intent(intent_id, kind, key, payload, now)
 
 
-async def forget(conn: AsyncConnection, intent_id: str) -> None:
-    await conn.execute(delete(intents).where(intents.c.id == intent_id))
+async def forget(conn: StoreConnection, intent_id: str) -> None:
+    await _rows.delete(conn, intent_id)
 
 
-async def pending(conn: AsyncConnection, kind: str | None = None) -> list[Intent]:
-    query = select(intents).order_by(intents.c.created_at, intents.c.id)
-    if kind is not None:
-        query = query.where(intents.c.kind == kind)
-    return [
-        Intent(row.id, row.kind, row.key, json.loads(row.payload), row.created_at)
-        for row in await conn.execute(query)
-    ]
+async def pending(conn: StoreConnection, kind: str | None = None) -> list[Intent]:
+    filters = {} if kind is None else {"kind": kind}
+    return [Intent(row.id, row.kind, row.key, json.loads(row.payload), row.created_at)
+            for row in await _rows.find(conn, order_by=("created_at", "id"), **filters)]

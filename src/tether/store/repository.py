@@ -1,4 +1,4 @@
-"""Typed access to one table: rows in, dataclasses out."""
+"""Typed access to one table: rows in, dataclasses out, through statements rendered once per shape."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from sqlalchemy import Table, and_, delete, func, insert, select, update
+from sqlalchemy import Table
+
+from tether.store.statements import EQ, Prepared, Renderer, filter_shape
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 T = TypeVar("T")
 
@@ -23,12 +25,8 @@ class Repository(Generic[T]):
         self.key = key
         self._columns = [column.name for column in table.columns]
         self._order = key or table.primary_key.columns.keys()[0]
-
-    @property
-    def _key_column(self) -> Any:
-        if self.key is None:
-            raise TypeError(f"{self.table.name} has a composite key; use filters, not a single key")
-        return self.table.c[self.key]
+        self._renderers: dict[str, Renderer] = {}
+        self._cache: dict[tuple[Any, ...], Prepared] = {}
 
     def from_row(self, row: Any) -> T:
         mapping = row._mapping
@@ -37,89 +35,103 @@ class Repository(Generic[T]):
     def to_row(self, entity: T) -> dict[str, Any]:
         return {name: getattr(entity, name) for name in self._columns}
 
-    def _where(self, filters: dict[str, Any]) -> Any:
-        clauses = []
-        for name, value in filters.items():
-            column = self.table.c[name]
-            if isinstance(value, (list, tuple, set, frozenset)):
-                clauses.append(column.in_(list(value)))
-            elif value is None:
-                clauses.append(column.is_(None))
-            else:
-                clauses.append(column == value)
-        return and_(*clauses) if clauses else None
+    def _renderer(self, conn: StoreConnection) -> Renderer:
+        dialect = conn.dialect
+        renderer = self._renderers.get(dialect.name)
+        if renderer is None:
+            renderer = self._renderers[dialect.name] = Renderer(self.table, dialect)
+        return renderer
 
-    async def get(self, conn: AsyncConnection, key: Any) -> T | None:
-        row = (await conn.execute(select(self.table).where(self._key_column == key))).first()
-        return self.from_row(row) if row is not None else None
+    def _prepared(self, conn: StoreConnection, shape: tuple[Any, ...], make: Any) -> Prepared:
+        key = (conn.dialect.name, shape)
+        prepared = self._cache.get(key)
+        if prepared is None:
+            prepared = self._cache[key] = make(self._renderer(conn))
+        return prepared
+
+    def _entity(self, prepared: Prepared, values: Any) -> T:
+        return self.cls(**dict(zip(self._columns, prepared.row(values), strict=True)))
+
+    async def get(self, conn: StoreConnection, key: Any, lock: str | None = None) -> T | None:
+        """``lock`` is None, "share" or "update": a row lock on PostgreSQL (SQLite has one writer anyway)."""
+        if self.key is None:
+            raise TypeError(f"{self.table.name} has a composite key; use filters, not a single key")
+        shape = ((self.key, EQ, 0),)
+        prepared = self._prepared(conn, ("get", lock), lambda r: r.select(shape, (), None, lock))
+        rows = await conn.fetch(prepared.sql, prepared.parameters((key,)))
+        return self._entity(prepared, rows[0]) if rows else None
 
     async def find(
         self,
-        conn: AsyncConnection,
+        conn: StoreConnection,
         order_by: Sequence[str] = (),
         limit: int | None = None,
         **filters: Any,
     ) -> list[T]:
-        query = select(self.table)
-        where = self._where(filters)
-        if where is not None:
-            query = query.where(where)
-        query = query.order_by(*(self.table.c[name] for name in (order_by or (self._order,))))
-        if limit is not None:
-            query = query.limit(limit)
-        return [self.from_row(row) for row in await conn.execute(query)]
+        shape, values = filter_shape(filters)
+        order = tuple(order_by or (self._order,))
+        prepared = self._prepared(conn, ("find", shape, order, limit), lambda r: r.select(shape, order, limit))
+        return [self._entity(prepared, row) for row in await conn.fetch(prepared.sql, prepared.parameters(values))]
 
-    async def first(self, conn: AsyncConnection, **filters: Any) -> T | None:
+    async def first(self, conn: StoreConnection, **filters: Any) -> T | None:
         found = await self.find(conn, limit=1, **filters)
         return found[0] if found else None
 
-    async def count(self, conn: AsyncConnection, **filters: Any) -> int:
-        query = select(func.count()).select_from(self.table)
-        where = self._where(filters)
-        if where is not None:
-            query = query.where(where)
-        return int((await conn.execute(query)).scalar_one())
+    async def count(self, conn: StoreConnection, **filters: Any) -> int:
+        shape, values = filter_shape(filters)
+        prepared = self._prepared(conn, ("count", shape), lambda r: r.count(shape))
+        rows = await conn.fetch(prepared.sql, prepared.parameters(values))
+        return int(rows[0][0])
 
-    async def add(self, conn: AsyncConnection, entity: T) -> T:
+    async def add(self, conn: StoreConnection, entity: T) -> T:
         row = self.to_row(entity)
         autoincrement = self.table.autoincrement_column
         if autoincrement is not None and row.get(autoincrement.name) is None:
             row.pop(autoincrement.name)
-            result = await conn.execute(insert(self.table).values(**row))
-            entity = dataclasses.replace(  # type: ignore[type-var]
-                entity, **{autoincrement.name: result.inserted_primary_key[0]}
-            )
-            return entity
-        await conn.execute(insert(self.table).values(**row))
+            columns = tuple(row)
+            prepared = self._prepared(conn, ("add", columns, autoincrement.name),
+                                      lambda r: r.insert(columns, autoincrement.name))
+            (inserted,) = await conn.fetch(prepared.sql, prepared.parameters(list(row.values())))
+            return dataclasses.replace(entity, **{autoincrement.name: inserted[0]})  # type: ignore[type-var]
+        columns = tuple(row)
+        prepared = self._prepared(conn, ("add", columns, None), lambda r: r.insert(columns, None))
+        await conn.write(prepared.sql, prepared.parameters(list(row.values())))
         return entity
 
-    async def add_all(self, conn: AsyncConnection, entities: Iterable[T]) -> None:
+    async def add_all(self, conn: StoreConnection, entities: Iterable[T]) -> None:
         rows = [self.to_row(entity) for entity in entities]
-        if rows:
-            await conn.execute(insert(self.table), rows)
+        if not rows:
+            return
+        columns = tuple(self._columns)
+        prepared = self._prepared(conn, ("add", columns, None), lambda r: r.insert(columns, None))
+        await conn.write_many(prepared.sql, [prepared.parameters([row[name] for name in columns]) for row in rows])
 
     async def update(
-        self, conn: AsyncConnection, key: Any, expect: dict[str, Any] | None = None, **values: Any
+        self, conn: StoreConnection, key: Any, expect: dict[str, Any] | None = None, **values: Any
     ) -> bool:
         """Change one row; with ``expect``, only if those columns still hold those values.
 
         Returns whether a row changed: a conditional update is how two
         processes agree on who won (claiming a node, a state transition).
         """
-        where = self._key_column == key
-        if expect:
-            where = and_(where, self._where(expect))
-        result = await conn.execute(update(self.table).where(where).values(**values))
-        return result.rowcount > 0
+        if self.key is None:
+            raise TypeError(f"{self.table.name} has a composite key; use filters, not a single key")
+        return await self.update_where(conn, {self.key: key, **(expect or {})}, **values) > 0
 
-    async def update_where(self, conn: AsyncConnection, filters: dict[str, Any], **values: Any) -> int:
-        result = await conn.execute(update(self.table).where(self._where(filters)).values(**values))
-        return result.rowcount
+    async def update_where(self, conn: StoreConnection, filters: dict[str, Any], **values: Any) -> int:
+        if not values:
+            return await self.count(conn, **filters)
+        shape, filter_values = filter_shape(filters)
+        columns = tuple(values)
+        prepared = self._prepared(conn, ("update", columns, shape), lambda r: r.update(columns, shape))
+        return await conn.write(prepared.sql, prepared.parameters([*values.values(), *filter_values]))
 
-    async def delete(self, conn: AsyncConnection, key: Any) -> bool:
-        result = await conn.execute(delete(self.table).where(self._key_column == key))
-        return result.rowcount > 0
+    async def delete(self, conn: StoreConnection, key: Any) -> bool:
+        if self.key is None:
+            raise TypeError(f"{self.table.name} has a composite key; use filters, not a single key")
+        return await self.delete_where(conn, **{self.key: key}) > 0
 
-    async def delete_where(self, conn: AsyncConnection, **filters: Any) -> int:
-        result = await conn.execute(delete(self.table).where(self._where(filters)))
-        return result.rowcount
+    async def delete_where(self, conn: StoreConnection, **filters: Any) -> int:
+        shape, values = filter_shape(filters)
+        prepared = self._prepared(conn, ("delete", shape), lambda r: r.delete(shape))
+        return await conn.write(prepared.sql, prepared.parameters(values))

@@ -17,7 +17,6 @@ import random
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from tether.domain import ipam
@@ -47,11 +46,7 @@ def violates(error: IntegrityError, constraint: tuple[str, ...]) -> bool:
 async def _one(conn: AsyncConnection, repo: Any, key: str, lock: str | None) -> Any:
     if not isinstance(key, str):
         return None
-    query = select(repo.table).where(repo.table.c[repo.key] == key)
-    if lock is not None:
-        query = query.with_for_update(read=lock == "share")
-    row = (await conn.execute(query)).first()
-    return repo.from_row(row) if row is not None else None
+    return await repo.get(conn, key, lock=lock)
 
 
 async def network(conn: AsyncConnection, network_id: str, lock: str | None = None) -> Network | None:
@@ -64,9 +59,7 @@ async def subnet(conn: AsyncConnection, subnet_id: str, lock: str | None = None)
 
 
 async def subnets_of(conn: AsyncConnection, network_id: str) -> list[Subnet]:
-    table = repos.subnets.table
-    query = select(table).where(table.c.network_id == network_id).order_by(table.c.created_at, table.c.id)
-    return [repos.subnets.from_row(row) for row in await conn.execute(query)]
+    return await repos.subnets.find(conn, order_by=("created_at", "id"), network_id=network_id)
 
 
 async def port(conn: AsyncConnection, port_id: str, lock: str | None = None) -> Port | None:
@@ -80,10 +73,8 @@ async def port(conn: AsyncConnection, port_id: str, lock: str | None = None) -> 
 async def with_fixed_ips(conn: AsyncConnection, ports: list[Port]) -> list[Port]:
     if not ports:
         return ports
-    table = repos.ip_allocations.table
-    rows = await conn.execute(select(table).where(table.c.port_id.in_([p.id for p in ports])))
     by_port: dict[str, list[dict[str, str]]] = defaultdict(list)
-    for row in rows:
+    for row in await repos.ip_allocations.find(conn, port_id=[p.id for p in ports]):
         by_port[row.port_id].append({"subnet_id": row.subnet_id, "ip_address": row.ip_address})
     for found in ports:
         found.fixed_ips = sorted(by_port.get(found.id, []), key=lambda ip: ipam.sort_key(ip["ip_address"]))
@@ -95,9 +86,7 @@ async def allocations_of(conn: AsyncConnection, port_id: str) -> list[IpAllocati
 
 
 async def addresses_in_use(conn: AsyncConnection, subnet_id: str) -> set[str]:
-    table = repos.ip_allocations.table
-    rows = await conn.execute(select(table.c.ip_address).where(table.c.subnet_id == subnet_id))
-    return {row.ip_address for row in rows}
+    return {row.ip_address for row in await repos.ip_allocations.find(conn, subnet_id=subnet_id)}
 
 
 # -- writing ------------------------------------------------------------------
