@@ -24,7 +24,7 @@ from argon2 import PasswordHasher, profiles
 
 from tests.live import LiveCloud, start
 from tether.config import DataDir
-from tether.services.identity import IdentityService
+from tether.services.identity.service import IdentityService
 from tether.sim.runtime import Runtime
 from tether.store.database import Database, Store
 

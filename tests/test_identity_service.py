@@ -11,7 +11,9 @@ from argon2 import PasswordHasher, profiles
 
 from tether.domain.errors import identity as errors
 from tether.domain.identity import Token
-from tether.services.identity import IdentityService, build_catalog, token_body
+from tether.services.identity.catalog import build_catalog
+from tether.services.identity.service import IdentityService
+from tether.services.identity.token_format import token_body
 from tether.services.identity.tokens import TokenCache, token_digest
 from tether.sim.clock import VirtualClock
 from tether.sim.runtime import Runtime

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from tether.config import DEFAULT_DATA_DIR
+from tether.config import DEFAULT_DATA_DIR, DataDir
 from tether.sim.bugs import BUGS
 from tether.sim.checkpoints import CHECKPOINTS, checkpoint_names
 
@@ -120,6 +120,11 @@ def serve(
     demo_password: Annotated[str, typer.Option(envvar="TETHER_DEMO_PASSWORD")] = "demo",
 ) -> None:
     """Run a whole OpenStack-compatible cloud in this process."""
+    if db is None and not DataDir(data_dir.expanduser()).database_file.exists():
+        from tether.services.identity.passwords import hash_early
+
+        for password in (admin_password, demo_password):
+            hash_early(password)
     from tether.server import ServeOptions, run
     from tether.sim.bugs import Bugs, UnknownBug
     from tether.sim.faults import FaultPlan, FaultRuleError

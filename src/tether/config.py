@@ -14,8 +14,12 @@ class DataDir:
     path: Path
 
     @property
+    def database_file(self) -> Path:
+        return self.path / "tether.db"
+
+    @property
     def database_url(self) -> str:
-        return f"sqlite:///{self.path / 'tether.db'}"
+        return f"sqlite:///{self.database_file}"
 
     @property
     def hypervisor_state(self) -> Path:

@@ -19,7 +19,7 @@ from tether.drivers.hypervisor import FakeHypervisor
 from tether.services.baremetal import BaremetalService
 from tether.services.compute import ComputeService
 from tether.services.context import RequestContext
-from tether.services.identity import IdentityService
+from tether.services.identity.service import IdentityService
 from tether.services.image import ImageService
 from tether.services.network import NetworkService
 from tether.sim.runtime import Runtime

@@ -5,10 +5,7 @@
 - ``tokens``: authentication, validation, revocation, the token cache.
 - ``passwords``: argon2 hashing off the event loop.
 - ``catalog`` and ``token_format``: pure functions that shape the token response.
+
+Nothing is imported here: ``tether serve`` starts hashing the seed passwords
+(``passwords.hash_early``) before it imports the rest of the cloud.
 """
-
-from tether.services.identity.catalog import build_catalog
-from tether.services.identity.service import IdentityService
-from tether.services.identity.token_format import token_body
-
-__all__ = ["IdentityService", "build_catalog", "token_body"]

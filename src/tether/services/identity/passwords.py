@@ -9,9 +9,37 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import threading
+from concurrent.futures import Future
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+
+# Hashes started before anyone asked for them, by password and hasher parameters.
+_early: dict[tuple[str, tuple[int, int, int]], Future[str]] = {}
+
+
+def _parameters(hasher: PasswordHasher) -> tuple[int, int, int]:
+    return hasher.time_cost, hasher.memory_cost, hasher.parallelism
+
+
+def hash_early(password: str, hasher: PasswordHasher | None = None) -> None:
+    """Start hashing ``password`` on a thread now, for a ``Passwords.hash`` of it that will come.
+
+    A first ``tether serve`` hashes its seed users' passwords, ~0.3 s each;
+    argon2 releases the GIL, so this overlaps that with importing the server.
+    """
+    hasher = hasher or PasswordHasher()
+    future: Future[str] = Future()
+
+    def work() -> None:
+        try:
+            future.set_result(hasher.hash(password))
+        except Exception as error:
+            future.set_exception(error)
+
+    _early[(password, _parameters(hasher))] = future
+    threading.Thread(target=work, name="hash-early", daemon=True).start()
 
 
 class Passwords:
@@ -20,6 +48,9 @@ class Passwords:
         self._decoy: str | None = None
 
     async def hash(self, password: str) -> str:
+        early = _early.pop((password, _parameters(self._hasher)), None)
+        if early is not None:
+            return await asyncio.wrap_future(early)
         return await asyncio.to_thread(self._hasher.hash, password)
 
     async def verify(self, stored_hash: str | None, password: str) -> bool:
