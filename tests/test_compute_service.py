@@ -248,6 +248,10 @@ async def test_create_server_refuses_bad_input_and_changes_nothing(lab: Lab) -> 
         for metadata in ({"k": 1}, {"": "v"}, {"k" * 256: "v"}, {"k": "v" * 256}, ["k", "v"], "k=v"):
             await refused(lab, server(metadata=metadata), ce.ComputeBadRequest, 400,
                           "Invalid input for field/attribute metadata.")
+        await refused(lab, server(key_name="mykey"), ce.ComputeBadRequest, 400, "Invalid key_name provided.")
+        queued = await lab.cloud.image.create_image(ctx.fresh(), name="no-data-yet")
+        await refused(lab, server(image_id=queued.id), ce.ComputeBadRequest, 400,
+                      f"Image {queued.id} is not active.")
 
     await lab.run(bad_inputs())
     # The free port is still the user's, untouched.

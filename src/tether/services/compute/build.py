@@ -94,10 +94,11 @@ class BuildOps:
     async def _claim_hypervisor(self: ComputeService, instance: Instance, flavor: Flavor) -> Instance:
         async with self.store.begin() as conn:
             hypervisors = await repos.hypervisors.find(conn, order_by=("hostname",))
+            flavors = {known.id: known for known in await repos.flavors.find(conn)}
             usage: dict[str, Usage] = {}
             for other in await repos.instances.find(conn, deleted=False):
                 if other.host and not other.is_baremetal and other.uuid != instance.uuid:
-                    other_flavor = await repos.flavors.get(conn, other.flavor_id)
+                    other_flavor = flavors.get(other.flavor_id)
                     if other_flavor is not None:
                         usage[other.host] = usage.get(other.host, Usage()).plus(other_flavor)
             chosen = choose_hypervisor(hypervisors, usage, flavor)

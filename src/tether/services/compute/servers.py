@@ -49,11 +49,16 @@ class ServerOps:
             flavor = await self.get_flavor(ctx, flavor_id)
         except ce.FlavorNotFound:
             raise ce.ComputeBadRequest(reason="Invalid flavorRef provided.") from None
+        if key_name is not None:
+            # Tether keeps no keypairs, so no name can match one: nova's KeypairNotFound answer.
+            raise ce.ComputeBadRequest(reason="Invalid key_name provided.")
         if image_id is not None:
             try:
-                await self.image.get_image(ctx, image_id)
+                image = await self.image.get_image(ctx, image_id)
             except ie.ImageNotFound:
                 raise ce.ComputeBadRequest(reason="Can not find requested image") from None
+            if image.status != "active":
+                raise ce.ComputeBadRequest(reason=f"Image {image_id} is not active.")
         try:
             requested = await self._resolve_networks(ctx, networks)
         except (ce.NetworkNotFound, ce.PortNotFound) as error:
