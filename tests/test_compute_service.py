@@ -616,6 +616,8 @@ async def test_vm_lifecycle_boot_attach_detach_delete(lab: Lab) -> None:
         ["create", "attach_interface", "detach_interface", "attach_interface", "detach_interface",
          "attach_interface", "delete"])
     by_request = {a.request_id: a for a in actions}
+    async with lab.cloud.store.begin() as conn:
+        hosts = {h.hostname for h in await repos.hypervisors.find(conn)}
     for ctx, action in ((create_ctx, "create"), (attach_ctx, "attach_interface"),
                         (detach_ctx, "detach_interface"), (delete_ctx, "delete")):
         assert by_request[ctx.request_id].action == action
@@ -623,6 +625,7 @@ async def test_vm_lifecycle_boot_attach_detach_delete(lab: Lab) -> None:
         (event,) = await lab.run(lab.events_of(ctx.request_id))
         assert (event.event, event.result) == (f"compute_{action}", "Success")
         assert event.finish_time is not None and event.finish_time >= event.start_time
+        assert event.host in hosts, event  # the compute host it ran on, as nova records it
 
 
 async def test_two_servers_booted_on_one_port_at_once_one_wins_the_other_fails_cleanly(lab: Lab) -> None:

@@ -11,11 +11,11 @@ from tether.services.context import RequestContext
 from tether.store import repos
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 
 async def start_action(
-    conn: AsyncConnection, ctx: RequestContext, instance_uuid: str, action: str, now: float
+    conn: StoreConnection, ctx: RequestContext, instance_uuid: str, action: str, now: float
 ) -> InstanceAction:
     record = InstanceAction(
         request_id=ctx.request_id, instance_uuid=instance_uuid, action=action,
@@ -29,14 +29,17 @@ async def start_action(
 
 
 async def finish_action(
-    conn: AsyncConnection, request_id: str, instance_uuid: str, now: float,
+    conn: StoreConnection, request_id: str, instance_uuid: str, now: float,
     error: BaseException | None = None,
 ) -> None:
     result = "Success" if error is None else "Error"
     trace = None if error is None else "".join(traceback.format_exception_only(error)).strip()
+    instance = await repos.instances.get(conn, instance_uuid)
+    # As nova records it: the compute host the event ran on, if the instance reached one.
+    host = instance.host if instance is not None else None
     await repos.action_events.update_where(
         conn, {"request_id": request_id, "finish_time": None},
-        finish_time=now, result=result, traceback=trace,
+        finish_time=now, result=result, traceback=trace, host=host,
     )
     values: dict[str, object] = {"updated_at": now}
     if error is not None:
@@ -55,10 +58,10 @@ def fault_for(instance_uuid: str, error: BaseException, now: float) -> InstanceF
     )
 
 
-async def record_fault(conn: AsyncConnection, instance_uuid: str, error: BaseException, now: float) -> None:
+async def record_fault(conn: StoreConnection, instance_uuid: str, error: BaseException, now: float) -> None:
     await repos.instance_faults.add(conn, fault_for(instance_uuid, error, now))
 
 
-async def latest_fault(conn: AsyncConnection, instance_uuid: str) -> InstanceFault | None:
+async def latest_fault(conn: StoreConnection, instance_uuid: str) -> InstanceFault | None:
     faults = await repos.instance_faults.find(conn, order_by=("id",), instance_uuid=instance_uuid)
     return faults[-1] if faults else None

@@ -49,11 +49,12 @@ class TeardownOps:
     async def _mark_deleted(self: ComputeService, instance: Instance, request_id: str) -> None:
         now = self.now()
         async with self.store.begin() as conn:
+            # Finished before the host is cleared: the event keeps the host the delete ran on.
+            await records.finish_action(conn, request_id, instance.uuid, now)
             await repos.instances.update(
                 conn, instance.uuid, vm_state=vm.DELETED, task_state=None, power_state=vm.NOSTATE,
                 deleted=True, deleted_at=now, host=None, node=None, deadline=None, updated_at=now)
             await repos.instance_vifs.delete_where(conn, instance_uuid=instance.uuid)
-            await records.finish_action(conn, request_id, instance.uuid, now)
             await intents.forget(conn, f"delete:{instance.uuid}")
             await intents.forget(conn, f"build:{instance.uuid}")
         self.rt.note(f"server {instance.name} deleted")
