@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tether import __version__
-from tether.api import baremetal, compute, identity, image, network, roots
+from tether.api import baremetal, compute, identity, image, network, openapi, roots
 from tether.api.envelopes import error_body, service_of
 from tether.api.middleware import BodyTooLarge, TetherMiddleware
 from tether.domain.errors import TetherError
@@ -37,6 +37,7 @@ def create_app(cloud: Cloud, base_url: str) -> Any:
     app.state.base_url = base_url.rstrip("/")
     for router in ROUTERS:
         app.include_router(router)
+    openapi.install(app)
 
     @app.exception_handler(TetherError)
     async def service_error(request: Request, error: TetherError) -> JSONResponse:

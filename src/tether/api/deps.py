@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
 
+from tether.api import jsonbody
 from tether.api.versions import Microversion
 from tether.domain.errors import TetherError
 from tether.domain.errors import identity as ie
@@ -43,8 +43,8 @@ async def json_body(request: Request) -> Any:
     if not raw:
         raise BadRequestBody(reason="The request body is empty; a JSON object is required.")
     try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        return jsonbody.loads(raw)
+    except ValueError as error:  # JSONDecodeError and UnicodeDecodeError among them
         raise BadRequestBody(reason=f"Malformed request body: {error}") from None
 
 

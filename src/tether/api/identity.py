@@ -7,12 +7,30 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import JSONResponse
 
-from tether.api import discovery
+from tether.api import discovery, openapi
 from tether.api.deps import caller, cloud, json_object
 from tether.domain.errors import identity as ie
 from tether.services.context import RequestContext
 
 router = APIRouter(prefix="/identity", tags=["identity"])
+
+
+_NAMED: openapi.Schema = openapi.obj({"id": openapi.STRING, "name": openapi.STRING,
+                                      "domain": openapi.obj({"id": openapi.STRING, "name": openapi.STRING})},
+                                     closed=False)
+# keystone's password-method auth request, with a project or system scope.
+AUTH_SCHEMA = openapi.obj({"auth": openapi.obj({
+    "identity": openapi.obj({
+        "methods": {"type": "array", "items": {"type": "string", "enum": ["password"]}},
+        "password": openapi.obj({"user": openapi.obj({**_NAMED["properties"], "password": openapi.STRING},
+                                                     closed=False)}, ["user"], closed=False),
+    }, ["methods", "password"], closed=False),
+    "scope": {"anyOf": [openapi.obj({"project": _NAMED}, ["project"], closed=False),
+                        openapi.obj({"system": openapi.obj({"all": {"type": "boolean"}})}, ["system"], closed=False),
+                        {"type": "string", "enum": ["unscoped"]}]},
+}, ["identity"], closed=False)}, ["auth"], closed=False)
+_SUBJECT = openapi.extra(params=[openapi.header("X-Subject-Token", openapi.STRING, required=True),
+                                 *openapi.query({"nocatalog": openapi.STRING})])
 
 
 def base_url(request: Request) -> str:
@@ -83,7 +101,8 @@ def _catalog(request: Request, token: Any) -> list[dict[str, Any]] | None:
     return cloud(request).identity.catalog(base_url(request), token.project_id)
 
 
-@router.post("/v3/auth/tokens", status_code=201)
+@router.post("/v3/auth/tokens", status_code=201,
+             openapi_extra=openapi.extra(openapi.json_body(AUTH_SCHEMA), openapi.query({"nocatalog": openapi.STRING})))
 async def issue_token(request: Request) -> JSONResponse:
     body = await json_object(request, "auth")
     token = await cloud(request).identity.authenticate(**_credentials(body), **_scope(body))
@@ -104,20 +123,20 @@ async def _subject(request: Request, ctx: RequestContext) -> Any:
     return token
 
 
-@router.get("/v3/auth/tokens")
+@router.get("/v3/auth/tokens", openapi_extra=_SUBJECT)
 async def validate_token(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     token = await _subject(request, ctx)
     return JSONResponse(cloud(request).identity.token_body(token, _catalog(request, token)),
                         headers={"X-Subject-Token": token.id})
 
 
-@router.head("/v3/auth/tokens", status_code=200)
+@router.head("/v3/auth/tokens", status_code=200, openapi_extra=_SUBJECT)
 async def check_token(request: Request, ctx: RequestContext = Depends(caller)) -> Response:
     await _subject(request, ctx)
     return Response(status_code=200)
 
 
-@router.delete("/v3/auth/tokens", status_code=204)
+@router.delete("/v3/auth/tokens", status_code=204, openapi_extra=_SUBJECT)
 async def revoke_token(request: Request, ctx: RequestContext = Depends(caller)) -> Response:
     token = await _subject(request, ctx)
     await cloud(request).identity.revoke_token(token.id)

@@ -21,7 +21,7 @@ from tether.services.context import RequestContext
 from tether.store import repos
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 
 def _duplicate(image_id: str) -> errors.ImageConflict:
@@ -184,7 +184,7 @@ class ImageService(Service):
     def _visible(ctx: RequestContext, image: Image) -> bool:
         return rules.is_visible(image, project_id=ctx.project_id, is_admin=ctx.is_admin)
 
-    async def _image_to_change(self, conn: AsyncConnection, ctx: RequestContext, image_id: str, action: str) -> Image:
+    async def _image_to_change(self, conn: StoreConnection, ctx: RequestContext, image_id: str, action: str) -> Image:
         """The image, if the caller may change it: unseen is 404, seen but not theirs is 403."""
         image = await repos.images.get(conn, image_id)
         if image is None or not self._visible(ctx, image):

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
 from tether.api.baremetal import params, views
-from tether.api.baremetal.nodes import node_collection, service
+from tether.api.baremetal.nodes import DETAIL_DOC, LIST_DOC, node_collection, service
 from tether.api.baremetal.params import field
 from tether.api.deps import json_object
 from tether.api.versions import Microversion
@@ -45,20 +45,20 @@ async def _collection(request: Request, ctx: RequestContext, version: Microversi
                             views.public_url(request), "chassis/detail" if detail else "chassis", args)
 
 
-@router.get("/chassis")
+@router.get("/chassis", openapi_extra=params.query_doc(*params.PAGING, "fields", "detail"))
 @router.get("/chassis/", include_in_schema=False)
 async def list_chassis(request: Request, ctx: params.admin("baremetal:chassis:get"),
                        version: params.Version) -> dict[str, Any]:
     return await _collection(request, ctx, version, detail=False)
 
 
-@router.get("/chassis/detail")
+@router.get("/chassis/detail", openapi_extra=params.query_doc(*params.PAGING))
 async def list_chassis_detail(request: Request, ctx: params.admin("baremetal:chassis:get"),
                               version: params.Version) -> dict[str, Any]:
     return await _collection(request, ctx, version, detail=True)
 
 
-@router.post("/chassis", status_code=201)
+@router.post("/chassis", status_code=201, openapi_extra=params.body_doc(CHASSIS_SCHEMA))
 @router.post("/chassis/", status_code=201, include_in_schema=False)
 async def create_chassis(request: Request, ctx: params.admin("baremetal:chassis:create")) -> JSONResponse:
     body = params.check_body("chassis", await json_object(request), CHASSIS_SCHEMA)
@@ -70,7 +70,7 @@ async def create_chassis(request: Request, ctx: params.admin("baremetal:chassis:
     return JSONResponse(body_of(request, chassis), status_code=201, headers={"Location": location})
 
 
-@router.get("/chassis/{uuid}")
+@router.get("/chassis/{uuid}", openapi_extra=params.query_doc("fields"))
 async def show_chassis(uuid: str, request: Request, ctx: params.admin("baremetal:chassis:get"),
                        version: params.Version) -> dict[str, Any]:
     args = params.query(request, ("fields",))
@@ -82,7 +82,7 @@ async def show_chassis(uuid: str, request: Request, ctx: params.admin("baremetal
     return body_of(request, chassis, fields)
 
 
-@router.get("/chassis/{uuid}/nodes")
+@router.get("/chassis/{uuid}/nodes", openapi_extra=LIST_DOC)
 async def list_chassis_nodes(uuid: str, request: Request, ctx: params.admin("baremetal:node:list"),
                              version: params.Version) -> dict[str, Any]:
     chassis = await service(request).get_chassis(ctx, uuid)
@@ -90,7 +90,7 @@ async def list_chassis_nodes(uuid: str, request: Request, ctx: params.admin("bar
                                  chassis_uuid=chassis.uuid)
 
 
-@router.get("/chassis/{uuid}/nodes/detail")
+@router.get("/chassis/{uuid}/nodes/detail", openapi_extra=DETAIL_DOC)
 async def list_chassis_nodes_detail(uuid: str, request: Request, ctx: params.admin("baremetal:node:list"),
                                     version: params.Version) -> dict[str, Any]:
     chassis = await service(request).get_chassis(ctx, uuid)

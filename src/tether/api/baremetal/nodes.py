@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
+from tether.api import openapi
 from tether.api.baremetal import errors, params, views
 from tether.api.baremetal.params import field
 from tether.api.deps import cloud, json_body, json_object
@@ -154,14 +155,18 @@ async def node_collection(request: Request, ctx: RequestContext, version: Microv
                             None if "instance_uuid" in args else page, views.public_url(request), resource, args)
 
 
-@router.get("/nodes")
+LIST_DOC = params.query_doc(*_FILTERS, *params.PAGING, "fields", "detail")
+DETAIL_DOC = params.query_doc(*_FILTERS, *params.PAGING)
+
+
+@router.get("/nodes", openapi_extra=LIST_DOC)
 @router.get("/nodes/", include_in_schema=False)
 async def list_nodes(request: Request, ctx: params.admin("baremetal:node:list"),
                      version: params.Version) -> dict[str, Any]:
     return await node_collection(request, ctx, version, detail=False, resource="nodes")
 
 
-@router.get("/nodes/detail")
+@router.get("/nodes/detail", openapi_extra=DETAIL_DOC)
 @router.get("/nodes/detail/", include_in_schema=False)
 async def list_nodes_detail(request: Request, ctx: params.admin("baremetal:node:list"),
                             version: params.Version) -> dict[str, Any]:
@@ -171,7 +176,7 @@ async def list_nodes_detail(request: Request, ctx: params.admin("baremetal:node:
 # -- one node --------------------------------------------------------------------------------
 
 
-@router.post("/nodes", status_code=201)
+@router.post("/nodes", status_code=201, openapi_extra=params.body_doc(NODE_SCHEMA, ("driver",)))
 @router.post("/nodes/", status_code=201, include_in_schema=False)
 async def create_node(request: Request, ctx: params.admin("baremetal:node:create"),
                       version: params.Version) -> JSONResponse:
@@ -198,7 +203,7 @@ async def create_node(request: Request, ctx: params.admin("baremetal:node:create
                         headers={"Location": views.link("self", url, "nodes", node.uuid)["href"]})
 
 
-@router.get("/nodes/{ident}")
+@router.get("/nodes/{ident}", openapi_extra=params.query_doc("fields"))
 async def show_node(ident: str, request: Request, ctx: params.admin("baremetal:node:get"),
                     version: params.Version) -> dict[str, Any]:
     args = params.query(request, ("fields",))
@@ -210,7 +215,7 @@ async def show_node(ident: str, request: Request, ctx: params.admin("baremetal:n
     return body_of(request, node, version, fields)
 
 
-@router.patch("/nodes/{ident}")
+@router.patch("/nodes/{ident}", openapi_extra={**params.PATCH_DOC, **params.query_doc("reset_interfaces")})
 async def update_node(ident: str, request: Request,
                       ctx: params.admin("baremetal:node:update"),
                       version: params.Version) -> dict[str, Any]:
@@ -253,7 +258,9 @@ async def delete_node(ident: str, request: Request,
 # -- maintenance -----------------------------------------------------------------------------
 
 
-@router.put("/nodes/{ident}/maintenance", status_code=202)
+@router.put("/nodes/{ident}/maintenance", status_code=202, openapi_extra={
+    **params.query_doc("reason"),
+    **openapi.extra(openapi.json_body(openapi.obj({"reason": openapi.STRING}), required=False))})
 async def set_maintenance(ident: str, request: Request,
                           ctx: params.admin("baremetal:node:set_maintenance"),
                           version: params.Version) -> Response:

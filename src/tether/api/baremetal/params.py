@@ -14,6 +14,7 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 
+from tether.api import openapi
 from tether.api.baremetal import errors
 from tether.api.deps import caller, microversion
 from tether.api.versions import Microversion
@@ -235,6 +236,35 @@ def check_body(
         if isinstance(value, str) and spec.min_length is not None and len(value) < spec.min_length:
             fail(f"{value!r} is too short")
     return body
+
+
+def body_schema(properties: Mapping[str, Field], required: Iterable[str] = ()) -> openapi.Schema:
+    """One of the tables above as the JSON schema it stands for, for the OpenAPI document."""
+    def one(spec: Field) -> openapi.Schema:
+        schema: openapi.Schema = {"type": list(spec.types)}
+        if spec.max_length is not None:
+            schema["maxLength"] = spec.max_length
+        if spec.min_length is not None:
+            schema["minLength"] = spec.min_length
+        return schema
+
+    return openapi.obj({name: one(spec) for name, spec in properties.items()}, required)
+
+
+def body_doc(properties: Mapping[str, Field], required: Iterable[str] = ()) -> openapi.Schema:
+    """The ``openapi_extra`` of a create route whose body ``check_body`` reads."""
+    return openapi.extra(openapi.json_body(body_schema(properties, required)))
+
+
+# The ``openapi_extra`` of a PATCH route (a JSON patch the service applies).
+PATCH_DOC = openapi.extra(openapi.json_body(openapi.JSON_PATCH))
+
+
+def query_doc(*names: str) -> openapi.Schema:
+    """The ``openapi_extra`` of a route whose ``query`` allows ``names``, with the types ironic gives them."""
+    typed = {"limit": openapi.LIMIT, "sort_dir": openapi.SORT_DIR, "detail": {"type": "boolean"},
+             "marker": openapi.UUID}
+    return openapi.extra(params=openapi.query({name: typed.get(name, openapi.STRING) for name in names}))
 
 
 def refuse_unsupported(what: str, body: Mapping[str, Any], empty: Mapping[str, Any]) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
-from tether.api.baremetal import errors, params, views
+from tether.api.baremetal import errors, params, ports, views
 from tether.api.baremetal.nodes import service
 from tether.api.baremetal.params import field
 from tether.api.baremetal.ports import port_collection
@@ -48,8 +48,7 @@ def body_of(request: Request, portgroup: Portgroup, version: Microversion,
 async def portgroup_collection(request: Request, ctx: RequestContext, version: Microversion, *, detail: bool,
                                resource: str, node: str | None = None) -> dict[str, Any]:
     _available(version)
-    args = params.query(request, ["node", "address", "shard", "conductor_groups", *params.PAGING,
-                                  *([] if detail else ["fields", "detail"])])
+    args = params.query(request, [*_LIST_ARGS, *([] if detail else ["fields", "detail"])])
     views.check_portgroup_fields(params.string_list(args.get("fields")), version)
     fields = None if detail else params.fields_and_detail(args, version, views.PORTGROUP_SHORT_FIELDS)
     page = params.Page.from_query(args)
@@ -81,20 +80,25 @@ async def portgroup_collection(request: Request, ctx: RequestContext, version: M
                             views.public_url(request), resource, args)
 
 
-@router.get("/portgroups")
+_LIST_ARGS = ("node", "address", "shard", "conductor_groups", *params.PAGING)
+_LIST_DOC = params.query_doc(*_LIST_ARGS, "fields", "detail")
+_DETAIL_DOC = params.query_doc(*_LIST_ARGS)
+
+
+@router.get("/portgroups", openapi_extra=_LIST_DOC)
 @router.get("/portgroups/", include_in_schema=False)
 async def list_portgroups(request: Request, ctx: params.admin("baremetal:portgroup:list"),
                           version: params.Version) -> dict[str, Any]:
     return await portgroup_collection(request, ctx, version, detail=False, resource="portgroups")
 
 
-@router.get("/portgroups/detail")
+@router.get("/portgroups/detail", openapi_extra=_DETAIL_DOC)
 async def list_portgroups_detail(request: Request, ctx: params.admin("baremetal:portgroup:list"),
                                  version: params.Version) -> dict[str, Any]:
     return await portgroup_collection(request, ctx, version, detail=True, resource="portgroups/detail")
 
 
-@router.get("/nodes/{ident}/portgroups")
+@router.get("/nodes/{ident}/portgroups", openapi_extra=_LIST_DOC)
 async def list_node_portgroups(ident: str, request: Request, ctx: params.admin("baremetal:portgroup:list"),
                                version: params.Version) -> dict[str, Any]:
     _available(version, 24)
@@ -102,7 +106,7 @@ async def list_node_portgroups(ident: str, request: Request, ctx: params.admin("
                                       node=params.node_ident(ident, version))
 
 
-@router.get("/nodes/{ident}/portgroups/detail")
+@router.get("/nodes/{ident}/portgroups/detail", openapi_extra=_DETAIL_DOC)
 async def list_node_portgroups_detail(ident: str, request: Request,
                                       ctx: params.admin("baremetal:portgroup:list"),
                                       version: params.Version) -> dict[str, Any]:
@@ -112,7 +116,7 @@ async def list_node_portgroups_detail(ident: str, request: Request,
                                       node=node)
 
 
-@router.post("/portgroups", status_code=201)
+@router.post("/portgroups", status_code=201, openapi_extra=params.body_doc(PORTGROUP_SCHEMA, ("node_uuid",)))
 @router.post("/portgroups/", status_code=201, include_in_schema=False)
 async def create_portgroup(request: Request, ctx: params.admin("baremetal:portgroup:create"),
                            version: params.Version) -> JSONResponse:
@@ -141,7 +145,7 @@ async def create_portgroup(request: Request, ctx: params.admin("baremetal:portgr
     return JSONResponse(body_of(request, portgroup, version), status_code=201, headers={"Location": location})
 
 
-@router.get("/portgroups/{ident}")
+@router.get("/portgroups/{ident}", openapi_extra=params.query_doc("fields"))
 async def show_portgroup(ident: str, request: Request, ctx: params.admin("baremetal:portgroup:get"),
                          version: params.Version) -> dict[str, Any]:
     _available(version)
@@ -152,7 +156,7 @@ async def show_portgroup(ident: str, request: Request, ctx: params.admin("bareme
     return body_of(request, portgroup, version, fields)
 
 
-@router.get("/portgroups/{ident}/ports")
+@router.get("/portgroups/{ident}/ports", openapi_extra=ports.LIST_DOC)
 async def list_portgroup_ports(ident: str, request: Request, ctx: params.admin("baremetal:port:list"),
                                version: params.Version) -> dict[str, Any]:
     _available(version, 24)
@@ -160,7 +164,7 @@ async def list_portgroup_ports(ident: str, request: Request, ctx: params.admin("
                                  portgroup=params.uuid_or_name("portgroup", ident))
 
 
-@router.get("/portgroups/{ident}/ports/detail")
+@router.get("/portgroups/{ident}/ports/detail", openapi_extra=ports.DETAIL_DOC)
 async def list_portgroup_ports_detail(ident: str, request: Request, ctx: params.admin("baremetal:port:list"),
                                       version: params.Version) -> dict[str, Any]:
     _available(version, 24)

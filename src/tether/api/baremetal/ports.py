@@ -142,21 +142,25 @@ async def port_collection(request: Request, ctx: RequestContext, version: Microv
                             resource, args)
 
 
-@router.get("/ports")
+LIST_DOC = params.query_doc(*_LIST_ARGS, "fields", "detail")
+DETAIL_DOC = params.query_doc(*_LIST_ARGS)
+
+
+@router.get("/ports", openapi_extra=LIST_DOC)
 @router.get("/ports/", include_in_schema=False)
 async def list_ports(request: Request, ctx: params.admin("baremetal:port:list"),
                      version: params.Version) -> dict[str, Any]:
     return await port_collection(request, ctx, version, detail=False, resource="ports")
 
 
-@router.get("/ports/detail")
+@router.get("/ports/detail", openapi_extra=DETAIL_DOC)
 @router.get("/ports/detail/", include_in_schema=False)
 async def list_ports_detail(request: Request, ctx: params.admin("baremetal:port:list"),
                             version: params.Version) -> dict[str, Any]:
     return await port_collection(request, ctx, version, detail=True, resource="ports/detail")
 
 
-@router.get("/nodes/{ident}/ports")
+@router.get("/nodes/{ident}/ports", openapi_extra=LIST_DOC)
 @router.get("/nodes/{ident}/ports/", include_in_schema=False)
 async def list_node_ports(ident: str, request: Request, ctx: params.admin("baremetal:port:list"),
                           version: params.Version) -> dict[str, Any]:
@@ -164,7 +168,7 @@ async def list_node_ports(ident: str, request: Request, ctx: params.admin("barem
     return await port_collection(request, ctx, version, detail=False, resource=f"nodes/{node}/ports", node=node)
 
 
-@router.get("/nodes/{ident}/ports/detail")
+@router.get("/nodes/{ident}/ports/detail", openapi_extra=DETAIL_DOC)
 async def list_node_ports_detail(ident: str, request: Request, ctx: params.admin("baremetal:port:list"),
                                  version: params.Version) -> dict[str, Any]:
     node = params.node_ident(ident, version)
@@ -175,7 +179,7 @@ async def list_node_ports_detail(ident: str, request: Request, ctx: params.admin
 # -- one port --------------------------------------------------------------------------------
 
 
-@router.post("/ports", status_code=201)
+@router.post("/ports", status_code=201, openapi_extra=params.body_doc(PORT_SCHEMA, ("address",)))
 @router.post("/ports/", status_code=201, include_in_schema=False)
 async def create_port(request: Request, ctx: params.admin("baremetal:port:create"),
                       version: params.Version) -> JSONResponse:
@@ -220,7 +224,7 @@ async def create_port(request: Request, ctx: params.admin("baremetal:port:create
                         headers={"Location": views.link("self", views.public_url(request), "ports", port.uuid)["href"]})
 
 
-@router.get("/ports/{ident}")
+@router.get("/ports/{ident}", openapi_extra=params.query_doc("fields"))
 async def show_port(ident: str, request: Request, ctx: params.admin("baremetal:port:get"),
                     version: params.Version) -> dict[str, Any]:
     args = params.query(request, ("fields",))
@@ -232,7 +236,7 @@ async def show_port(ident: str, request: Request, ctx: params.admin("baremetal:p
     return body_of(request, port, version, fields)
 
 
-@router.patch("/ports/{ident}")
+@router.patch("/ports/{ident}", openapi_extra=params.PATCH_DOC)
 async def update_port(ident: str, request: Request, ctx: params.admin("baremetal:port:update"),
                       version: params.Version) -> dict[str, Any]:
     params.query(request, ())

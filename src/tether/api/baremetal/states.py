@@ -10,6 +10,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from tether.api import openapi
 from tether.api.baremetal import errors, params, views
 from tether.api.baremetal.nodes import find_node, service
 from tether.api.deps import json_object
@@ -31,6 +32,18 @@ STEP_INTERFACES = ("vendor", "power", "management", "firmware", "deploy", "bios"
 
 _PROVISION_ARGUMENTS = ("target", "configdrive", "clean_steps", "deploy_steps", "rescue_password",
                         "disable_ramdisk", "service_steps", "runbook")
+
+
+_PROVISION_DOC = openapi.extra(openapi.json_body(openapi.obj({
+    "target": {"type": "string", "enum": [*VERBS, *MIN_VERB_MINORS]}, "configdrive": {"type": ["string", "object"]},
+    "clean_steps": {"type": "array", "items": openapi.obj({
+        "interface": {"type": "string", "enum": list(STEP_INTERFACES)}, "step": openapi.STRING,
+        "args": {"type": "object"}}, ["interface", "step"])},
+    "deploy_steps": {"type": "array"}, "service_steps": {"type": "array"}, "rescue_password": openapi.STRING,
+    "disable_ramdisk": {"type": "boolean"}, "runbook": openapi.STRING,
+}, ["target"])))
+_POWER_DOC = openapi.extra(openapi.json_body(openapi.obj({
+    "target": {"type": "string", "enum": list(POWER_TARGETS)}, "timeout": {"type": "integer"}}, ["target"])))
 
 
 def _arguments(body: dict[str, Any], allowed: tuple[str, ...], required: str) -> None:
@@ -99,7 +112,7 @@ async def show_states(ident: str, request: Request,
     return views.node_states(await find_node(request, ctx, ident, version), version)
 
 
-@router.put("/nodes/{ident}/states/provision", status_code=202)
+@router.put("/nodes/{ident}/states/provision", status_code=202, openapi_extra=_PROVISION_DOC)
 async def set_provision_state(ident: str, request: Request,
                               ctx: params.admin("baremetal:node:set_provision_state"),
                               version: params.Version) -> Response:
@@ -154,7 +167,7 @@ async def set_provision_state(ident: str, request: Request,
     return Response(status_code=202, headers=_states_location(request, ident))
 
 
-@router.put("/nodes/{ident}/states/power", status_code=202)
+@router.put("/nodes/{ident}/states/power", status_code=202, openapi_extra=_POWER_DOC)
 async def set_power_state(ident: str, request: Request,
                           ctx: params.admin("baremetal:node:set_power_state"),
                           version: params.Version) -> Response:

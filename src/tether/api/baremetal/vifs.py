@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from tether.api import openapi
 from tether.api.baremetal import params
 from tether.api.baremetal.nodes import service
 from tether.api.deps import json_object
@@ -40,7 +41,8 @@ async def list_vifs(ident: str, request: Request,
     return {"vifs": [{"id": vif} for vif in vifs]}
 
 
-@router.post("/nodes/{ident}/vifs", status_code=204)
+@router.post("/nodes/{ident}/vifs", status_code=204, openapi_extra=openapi.extra(openapi.json_body(openapi.obj(
+    {"id": openapi.STRING, "port_uuid": openapi.UUID, "portgroup_uuid": openapi.UUID}, ["id"], closed=False))))
 async def attach_vif(ident: str, request: Request,
                      ctx: params.admin("baremetal:node:vif:attach"),
                      version: params.Version) -> Response:

@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
+from tether.api import openapi
 from tether.api.compute import views
 from tether.api.compute.bodies import fail
 from tether.api.compute.paging import last, limit_and_marker, next_links, timestamp
@@ -65,7 +66,9 @@ def failure_details(event: ActionEvent) -> str | None:
     return message or first
 
 
-@router.get("/servers/{server_id}/os-instance-actions")
+@router.get("/servers/{server_id}/os-instance-actions", openapi_extra=openapi.extra(params=openapi.query({
+    "limit": openapi.LIMIT, "marker": openapi.STRING, "changes-since": openapi.DATE_TIME,
+    "changes-before": openapi.DATE_TIME})))
 async def list_actions(server_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     actions = await cloud(request).compute.instance_actions(ctx, server_id,

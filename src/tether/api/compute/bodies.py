@@ -13,7 +13,7 @@ import ipaddress
 import re
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError, WithJsonSchema
 
 from tether.api.versions import Microversion
 from tether.domain.errors import compute as ce
@@ -201,7 +201,10 @@ class ServerCreate(Body):
     adminPass: StrictStr | None = None
     metadata: Metadata | None = None
     # "auto" | "none" | a list: checked by microversion in servers.py
-    networks: Any = None
+    networks: Annotated[Any, WithJsonSchema({"anyOf": [
+        {"type": "string", "enum": ["auto", "none"]},
+        {"type": "array", "items": NetworkRequest.model_json_schema()},
+    ]})] = None
     disk_config: Literal["AUTO", "MANUAL"] | None = Field(None, alias="OS-DCF:diskConfig")
     accessIPv4: StrictStr | None = None
     accessIPv6: StrictStr | None = None

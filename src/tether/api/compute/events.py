@@ -10,6 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
+from tether.api import openapi
 from tether.api.compute import bodies
 from tether.api.compute.bodies import fail
 from tether.api.deps import caller, cloud, json_body
@@ -19,7 +20,8 @@ from tether.services.context import RequestContext
 router = APIRouter()
 
 
-@router.post("/os-server-external-events")
+@router.post("/os-server-external-events",
+             openapi_extra=openapi.model_body(bodies.ExternalEventsRequest))
 async def create_events(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     parsed = bodies.parse(bodies.ExternalEventsRequest, await json_body(request))

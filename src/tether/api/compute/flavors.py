@@ -9,6 +9,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import JSONResponse
 
+from tether.api import openapi
 from tether.api.compute import bodies, views
 from tether.api.compute.bodies import fail, unexpected
 from tether.api.compute.paging import last, limit_and_marker, next_links, page
@@ -28,6 +29,13 @@ _SORT_KEYS = {
     "created_at": lambda f: 0, "updated_at": lambda f: 0, "disabled": lambda f: False,
     "rxtx_factor": lambda f: 1.0, "vcpu_weight": lambda f: 0,
 }
+
+
+LIST_QUERY = openapi.extra(params=openapi.query({
+    "is_public": {"type": "string", "enum": ["true", "false", "none"]}, "minRam": {"type": "integer"},
+    "minDisk": {"type": "integer"}, "name": openapi.STRING, "sort_key": {"type": "string", "enum": sorted(_SORT_KEYS)},
+    "sort_dir": openapi.SORT_DIR, "limit": openapi.LIMIT, "marker": openapi.STRING,
+}))
 
 
 def _is_public_filter(raw: str | None) -> bool | None:
@@ -72,7 +80,7 @@ async def _listed(request: Request, ctx: RequestContext) -> list[Flavor]:
     return page(flavors, limit, marker, key=lambda flavor: flavor.id)
 
 
-@router.get("/flavors")
+@router.get("/flavors", openapi_extra=LIST_QUERY)
 async def list_flavors(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     flavors = await _listed(request, ctx)
@@ -82,7 +90,7 @@ async def list_flavors(request: Request, ctx: RequestContext = Depends(caller)) 
                                       "flavors_links")})
 
 
-@router.get("/flavors/detail")
+@router.get("/flavors/detail", openapi_extra=LIST_QUERY)
 async def list_flavors_detail(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     flavors = await _listed(request, ctx)
@@ -114,7 +122,7 @@ async def flavor_extra_spec(flavor_id: str, key: str, request: Request,
     return JSONResponse({key: flavor.extra_specs[key]})
 
 
-@router.post("/flavors")
+@router.post("/flavors", openapi_extra=openapi.model_body(bodies.FlavorCreateRequest))
 async def create_flavor(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     flavor = bodies.parse(bodies.FlavorCreateRequest, await json_body(request)).flavor

@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
+from tether.api import openapi
 from tether.api.compute.bodies import fail
 from tether.api.compute.paging import last, limit_and_marker, next_links, strict_bool
 from tether.api.deps import caller, cloud
@@ -25,6 +26,12 @@ from tether.services.context import RequestContext
 router = APIRouter()
 
 _NAMESPACE = uuid.UUID("6b6f1d0e-2f0a-4d8e-9c55-746574686572")
+
+
+LIST_QUERY = openapi.extra(params=openapi.query({
+    "with_servers": openapi.BOOLEAN_TEXT, "hypervisor_hostname_pattern": openapi.STRING, "limit": openapi.LIMIT,
+    "marker": openapi.STRING,
+}))
 
 
 def hypervisor_uuid(hostname: str) -> str:
@@ -106,19 +113,20 @@ async def _hypervisors(request: Request, ctx: RequestContext, version: Microvers
                             for record in records], **links}
 
 
-@router.get("/os-hypervisors")
+@router.get("/os-hypervisors", openapi_extra=LIST_QUERY)
 async def list_hypervisors(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     return JSONResponse(await _hypervisors(request, ctx, version, detail=False))
 
 
-@router.get("/os-hypervisors/detail")
+@router.get("/os-hypervisors/detail", openapi_extra=LIST_QUERY)
 async def list_hypervisors_detail(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     return JSONResponse(await _hypervisors(request, ctx, version, detail=True))
 
 
-@router.get("/os-hypervisors/{hypervisor_id}")
+@router.get("/os-hypervisors/{hypervisor_id}",
+            openapi_extra=openapi.extra(params=openapi.query({"with_servers": openapi.BOOLEAN_TEXT})))
 async def show_hypervisor(hypervisor_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     records = await cloud(request).compute.hypervisor_records(ctx)

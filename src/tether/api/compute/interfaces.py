@@ -9,6 +9,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import JSONResponse
 
+from tether.api import openapi
 from tether.api.compute import bodies, views
 from tether.api.compute.bodies import fail, unexpected
 from tether.api.deps import caller, cloud, json_body
@@ -34,7 +35,8 @@ async def show_interface(server_id: str, port_id: str, request: Request,
     return JSONResponse({"interfaceAttachment": views.interface_attachment(port, entry, version)})
 
 
-@router.post("/servers/{server_id}/os-interface")
+@router.post("/servers/{server_id}/os-interface",
+             openapi_extra=openapi.model_body(bodies.InterfaceAttachRequest))
 async def attach_interface(server_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     attachment = bodies.parse(bodies.InterfaceAttachRequest, await json_body(request)).interfaceAttachment

@@ -13,10 +13,11 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import JSONResponse
 
+from tether.api import openapi
 from tether.api.compute import bodies, views
 from tether.api.compute.bodies import fail, unexpected
 from tether.api.compute.paging import next_links
-from tether.api.compute.server_filters import ServerQuery, ordered_page, parse_server_query
+from tether.api.compute.server_filters import SORT_KEYS, STATUSES, ServerQuery, ordered_page, parse_server_query
 from tether.api.deps import caller, cloud, json_body
 from tether.api.versions import Microversion
 from tether.domain.errors import compute as ce
@@ -27,6 +28,18 @@ router = APIRouter()
 
 _PASSWORD_SYMBOLS = string.ascii_letters + string.digits
 ONLY_ZONE = views.DEFAULT_AVAILABILITY_ZONE
+
+
+# The filters and paging nova's GET /servers reads (server_filters.py has the rules).
+LIST_QUERY = openapi.extra(params=openapi.query({
+    "limit": openapi.LIMIT, "marker": openapi.STRING, "sort_dir": openapi.SORT_DIR,
+    "sort_key": {"type": "string", "enum": sorted(SORT_KEYS)},
+    "name": openapi.STRING, "status": {"type": "string", "enum": sorted(STATUSES)}, "image": openapi.STRING,
+    "flavor": openapi.STRING, "ip": openapi.STRING, "ip6": openapi.STRING, "host": openapi.STRING,
+    "all_projects": openapi.BOOLEAN_TEXT, "all_tenants": openapi.BOOLEAN_TEXT, "project_id": openapi.STRING,
+    "deleted": openapi.BOOLEAN_TEXT, "changes-since": openapi.DATE_TIME, "changes-before": openapi.DATE_TIME,
+    "tags": openapi.STRING, "locked": openapi.BOOLEAN_TEXT, "user_id": openapi.STRING,
+}))
 
 
 def base_url(request: Request) -> str:
@@ -69,13 +82,13 @@ async def _listed(request: Request, ctx: RequestContext, version: Microversion, 
             **next_links(request, collection, chosen, chosen[-1].uuid if chosen else None, "servers_links")}
 
 
-@router.get("/servers")
+@router.get("/servers", openapi_extra=LIST_QUERY)
 async def list_servers(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     return JSONResponse(await _listed(request, ctx, version, detail=False))
 
 
-@router.get("/servers/detail")
+@router.get("/servers/detail", openapi_extra=LIST_QUERY)
 async def list_servers_detail(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     return JSONResponse(await _listed(request, ctx, version, detail=True))
@@ -101,7 +114,8 @@ async def delete_server(server_id: str, request: Request, ctx: RequestContext = 
 # -- creating -------------------------------------------------------------------------------
 
 
-@router.post("/servers", status_code=202)
+@router.post("/servers", status_code=202,
+             openapi_extra=openapi.model_body(bodies.ServerCreateRequest))
 async def create_server(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     parsed = bodies.parse(bodies.ServerCreateRequest, await json_body(request))

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import urllib.parse
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import JSONResponse
 
+from tether.api import jsonbody, openapi
 from tether.api.deps import caller, cloud
 from tether.api.envelopes import error_body
-from tether.api.image import listing, patch
+from tether.api.image import listing, patch, schemas
 from tether.api.image.views import IMAGES_SCHEMA, image_href, image_view
 from tether.domain import image as rules
 from tether.domain.errors.image import ImageBadRequest, ImageForbidden, ImageNotFound, PolicyForbidden
@@ -29,6 +29,24 @@ DISALLOWED = ("direct_url", "self", "file", "schema", "stores")
 DEFAULT_VISIBILITY = "shared"
 
 
+def _create_schema() -> openapi.Schema:
+    """glance's image schema without its read-only attributes: what a create body may carry."""
+    schema = schemas.image_schema()
+    writable = {name: spec for name, spec in schema["properties"].items() if not spec.get("readOnly")}
+    return {"type": "object", "properties": writable, "additionalProperties": schema["additionalProperties"]}
+
+
+LIST_QUERY = openapi.extra(params=openapi.query({
+    "limit": openapi.LIMIT, "marker": openapi.STRING, "sort_key": {"type": "string", "enum": list(listing.SORT_KEYS)},
+    "sort_dir": openapi.SORT_DIR, "sort": openapi.STRING, "name": openapi.STRING, "id": openapi.STRING,
+    "status": openapi.STRING, "visibility": {"type": "string", "enum": list(rules.LIST_VISIBILITIES)},
+    "owner": openapi.STRING, "tag": openapi.STRING, "protected": {"type": "boolean"},
+    "os_hidden": {"type": "boolean"}, "member_status": {"type": "string", "enum": list(listing.MEMBER_STATUSES)},
+    "disk_format": openapi.STRING, "container_format": openapi.STRING, "size_min": {"type": "integer"},
+    "size_max": {"type": "integer"}, "created_at": openapi.STRING, "updated_at": openapi.STRING,
+}))
+
+
 def _images(request: Request) -> ImageService:
     return cloud(request).image
 
@@ -38,12 +56,12 @@ async def _body(request: Request) -> Any:
     if not raw:
         raise ImageBadRequest(reason="Body expected in request.")
     try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        return jsonbody.loads(raw)
+    except ValueError as error:  # JSONDecodeError and UnicodeDecodeError among them
         raise ImageBadRequest(reason=f"Malformed JSON in request body: {error}") from None
 
 
-@router.get("/images")
+@router.get("/images", openapi_extra=LIST_QUERY)
 async def list_images(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     params = request.query_params.multi_items()
     query = listing.parse_query(params)
@@ -77,7 +95,7 @@ async def download_image(image_id: str, request: Request, ctx: RequestContext = 
     return Response(status_code=204)
 
 
-@router.post("/images", status_code=201)
+@router.post("/images", status_code=201, openapi_extra=openapi.extra(openapi.json_body(_create_schema())))
 async def create_image(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     body = await _body(request)
     if not isinstance(body, dict):
@@ -109,7 +127,8 @@ def _owner(owner: Any, ctx: RequestContext) -> None:
                                  "owner.")
 
 
-@router.patch("/images/{image_id}")
+@router.patch("/images/{image_id}",
+              openapi_extra=openapi.extra(openapi.json_body(openapi.JSON_PATCH, *patch.MEDIA_TYPES)))
 async def update_image(image_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> Any:
     media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media_type not in patch.MEDIA_TYPES:

@@ -23,7 +23,7 @@ from tether.store import repos
 from tether.store.database import Store
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 # ironic retries a busy node lock 3 times, 1 s apart, before answering NodeLocked.
 LOCK_TIMEOUT = 3.0
@@ -68,7 +68,7 @@ class BaremetalBase(Service):
             raise be.HTTPForbidden(resource=resource)
 
     @staticmethod
-    async def _get_node(conn: AsyncConnection, ident: str) -> Node:
+    async def _get_node(conn: StoreConnection, ident: str) -> Node:
         """A node by uuid or by name."""
         if isinstance(ident, str) and ident:
             if is_uuid_like(ident):

@@ -17,7 +17,7 @@ from tether.services.context import RequestContext
 from tether.store import repos
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 _PORT_WRITABLE = {
     "address": None, "physical_network": None, "pxe_enabled": True, "local_link_connection": {},
@@ -32,14 +32,14 @@ class NicsMixin(VifsMixin):
     # -- lookup --------------------------------------------------------------------
 
     @staticmethod
-    async def _get_port(conn: AsyncConnection, uuid: str) -> NodePort:
+    async def _get_port(conn: StoreConnection, uuid: str) -> NodePort:
         port = await repos.node_ports.get(conn, uuid.lower()) if is_uuid_like(uuid) else None
         if port is None:
             raise be.PortNotFound(port=uuid)
         return port
 
     @staticmethod
-    async def _get_portgroup(conn: AsyncConnection, ident: str) -> Portgroup:
+    async def _get_portgroup(conn: StoreConnection, ident: str) -> Portgroup:
         if is_uuid_like(ident):
             portgroup = await repos.portgroups.get(conn, ident.lower())
         else:
@@ -48,7 +48,7 @@ class NicsMixin(VifsMixin):
             raise be.PortgroupNotFound(portgroup=ident)
         return portgroup
 
-    async def _portgroup_on(self, conn: AsyncConnection, ident: str, node_uuid: str) -> Portgroup:
+    async def _portgroup_on(self, conn: StoreConnection, ident: str, node_uuid: str) -> Portgroup:
         """The portgroup ``ident``, which must belong to the NIC's own node."""
         portgroup = await self._get_portgroup(conn, ident)
         if portgroup.node_uuid != node_uuid:
@@ -68,7 +68,7 @@ class NicsMixin(VifsMixin):
 
     @staticmethod
     async def _check_physnet_fits(
-        conn: AsyncConnection, portgroup: Portgroup, physnet: str | None, port_uuid: str | None
+        conn: StoreConnection, portgroup: Portgroup, physnet: str | None, port_uuid: str | None
     ) -> None:
         """Every member of a portgroup is on one physical network (ironic's validate_port_physnet)."""
         members = await repos.node_ports.find(conn, portgroup_uuid=portgroup.uuid)

@@ -26,7 +26,7 @@ from tether.services.context import RequestContext
 from tether.store import intents, repos
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 ATTACH_INTENT = "baremetal.vif_attach"
 DETACH_INTENT = "baremetal.vif_detach"
@@ -36,7 +36,7 @@ class VifsMixin(BaremetalBase):
     # -- reading -------------------------------------------------------------------
 
     @staticmethod
-    async def _nics(conn: AsyncConnection, node_uuid: str) -> tuple[list[NodePort], list[Portgroup]]:
+    async def _nics(conn: StoreConnection, node_uuid: str) -> tuple[list[NodePort], list[Portgroup]]:
         ports = await repos.node_ports.find(conn, order_by=("created_at", "uuid"), node_uuid=node_uuid)
         portgroups = await repos.portgroups.find(conn, order_by=("created_at", "uuid"), node_uuid=node_uuid)
         return ports, portgroups
@@ -131,7 +131,7 @@ class VifsMixin(BaremetalBase):
                 f"MAC address to match physical MAC address {address}: {error.message}"
             ) from None
 
-    async def _write_vif(self, conn: AsyncConnection, nic: Nic, vif_id: str | None, expected: str | None) -> bool:
+    async def _write_vif(self, conn: StoreConnection, nic: Nic, vif_id: str | None, expected: str | None) -> bool:
         """Set the NIC's VIF to ``vif_id`` (None clears it), only if it still holds ``expected``."""
         repo: Any = repos.portgroups if isinstance(nic, Portgroup) else repos.node_ports
         current = await repo.get(conn, nic.uuid)
@@ -190,7 +190,7 @@ class VifsMixin(BaremetalBase):
     # -- intents (rule 5) ----------------------------------------------------------------
 
     async def _record_intent(
-        self, conn: AsyncConnection, kind: str, node_uuid: str, vif_id: str, address: str | None
+        self, conn: StoreConnection, kind: str, node_uuid: str, vif_id: str, address: str | None
     ) -> str:
         intent_id = new_uuid(self.rng)
         await intents.record(conn, intent_id, kind, node_uuid, {"vif": vif_id, "address": address}, self.now())

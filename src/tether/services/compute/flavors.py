@@ -13,9 +13,8 @@ from tether.services.context import RequestContext
 from tether.store import repos
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
-
     from tether.services.compute.service import ComputeService
+    from tether.store.database import StoreConnection
 
 
 class FlavorOps:
@@ -60,7 +59,7 @@ class FlavorOps:
             raise ce.ComputeConflict(reason=f"Flavor with name {name} already exists.") from None
         return flavor
 
-    async def _get_flavor(self: ComputeService, conn: AsyncConnection, flavor_id: str) -> Flavor:
+    async def _get_flavor(self: ComputeService, conn: StoreConnection, flavor_id: str) -> Flavor:
         flavor = await repos.flavors.get(conn, flavor_id) if isinstance(flavor_id, str) else None
         if flavor is None:
             raise ce.FlavorNotFound(flavor_id=flavor_id)

@@ -15,15 +15,15 @@ from tether.domain.network import Port
 from tether.store import repos
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 
-async def cached_vifs(conn: AsyncConnection, instance_uuid: str) -> list[VifEntry]:
+async def cached_vifs(conn: StoreConnection, instance_uuid: str) -> list[VifEntry]:
     return await repos.instance_vifs.find(conn, order_by=("position", "port_id"), instance_uuid=instance_uuid)
 
 
 async def add_vif(
-    conn: AsyncConnection, instance_uuid: str, port: Port, preserve_on_delete: bool, tag: str | None = None
+    conn: StoreConnection, instance_uuid: str, port: Port, preserve_on_delete: bool, tag: str | None = None
 ) -> VifEntry:
     existing = await cached_vifs(conn, instance_uuid)
     for entry in existing:
@@ -38,11 +38,11 @@ async def add_vif(
     return entry
 
 
-async def drop_vif(conn: AsyncConnection, instance_uuid: str, port_id: str) -> bool:
+async def drop_vif(conn: StoreConnection, instance_uuid: str, port_id: str) -> bool:
     return await repos.instance_vifs.delete_where(conn, instance_uuid=instance_uuid, port_id=port_id) > 0
 
 
-async def refresh_vif(conn: AsyncConnection, instance_uuid: str, port: Port) -> None:
+async def refresh_vif(conn: StoreConnection, instance_uuid: str, port: Port) -> None:
     """Keep a cached entry's MAC and addresses in step with its port (a NIC may change the MAC)."""
     await repos.instance_vifs.update_where(
         conn, {"instance_uuid": instance_uuid, "port_id": port.id},

@@ -33,9 +33,8 @@ from tether.services.context import RequestContext
 from tether.store import repos
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
-
     from tether.services.compute.service import ComputeService
+    from tether.store.database import StoreConnection
 
 
 @dataclass
@@ -236,7 +235,7 @@ class QueryOps:
         return records
 
 
-async def _records(conn: AsyncConnection, instances: list[Instance], with_hosts: bool) -> list[ServerRecord]:
+async def _records(conn: StoreConnection, instances: list[Instance], with_hosts: bool) -> list[ServerRecord]:
     vifs: dict[str, list[VifEntry]] = defaultdict(list)
     # nova hides a building server's addresses, so its cache need not be read
     cached = _one_or_all(i.uuid for i in instances if i.vm_state != vm.BUILDING)
@@ -271,7 +270,7 @@ def _one_or_all(values: Iterable[str]) -> str | list[str]:
 
 
 async def _action_target(
-    conn: AsyncConnection, ctx: RequestContext, uuid: str, include_deleted: bool
+    conn: StoreConnection, ctx: RequestContext, uuid: str, include_deleted: bool
 ) -> Instance:
     instance = await repos.instances.get(conn, uuid) if is_uuid_like(uuid) else None
     if instance is None or (instance.deleted and not include_deleted) or not ctx.owns(instance.project_id):

@@ -23,11 +23,10 @@ from tether.store import repos
 from tether.store.database import Store
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
-
     from tether.services.baremetal import BaremetalService
     from tether.services.image import ImageService
     from tether.services.network import NetworkService
+    from tether.store.database import StoreConnection
 
 BAREMETAL_HOST = "ironic"
 
@@ -60,7 +59,7 @@ class ComputeService(
 
     # -- shared lookups ---------------------------------------------------------
 
-    async def _visible_instance(self, conn: AsyncConnection, ctx: RequestContext, uuid: str) -> Instance:
+    async def _visible_instance(self, conn: StoreConnection, ctx: RequestContext, uuid: str) -> Instance:
         instance = await repos.instances.get(conn, uuid)
         if instance is None or instance.deleted or not ctx.owns(instance.project_id):
             raise ce.InstanceNotFound(instance_id=uuid)

@@ -28,7 +28,7 @@ from tether.store import repos
 from tether.store.repository import Repository
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 
 def check_name(name: object) -> str:
@@ -323,7 +323,7 @@ def _key(assignment: RoleAssignment) -> dict[str, str]:
 
 
 async def _ensure_free(
-    conn: AsyncConnection, repo: Repository[Any], kind: str, entity_id: str | None, **name_filter: Any
+    conn: StoreConnection, repo: Repository[Any], kind: str, entity_id: str | None, **name_filter: Any
 ) -> None:
     if await repo.first(conn, **name_filter) is not None:
         raise duplicate(kind, "name", name_filter["name"], name_filter.get("domain_id"))
@@ -331,28 +331,28 @@ async def _ensure_free(
         raise duplicate(kind, "ID", entity_id, name_filter.get("domain_id"))
 
 
-async def _require_domain(conn: AsyncConnection, domain_id: str) -> Domain:
+async def _require_domain(conn: StoreConnection, domain_id: str) -> Domain:
     domain = await repos.domains.get(conn, domain_id)
     if domain is None:
         raise errors.DomainNotFound(domain_id=domain_id)
     return domain
 
 
-async def _require_project(conn: AsyncConnection, project_id: str) -> Project:
+async def _require_project(conn: StoreConnection, project_id: str) -> Project:
     project = await repos.projects.get(conn, project_id)
     if project is None:
         raise errors.ProjectNotFound(project_id=project_id)
     return project
 
 
-async def _require_user(conn: AsyncConnection, user_id: str) -> User:
+async def _require_user(conn: StoreConnection, user_id: str) -> User:
     user = await repos.users.get(conn, user_id)
     if user is None:
         raise errors.UserNotFound(user_id=user_id)
     return user
 
 
-async def _require_role(conn: AsyncConnection, role_id: str) -> Role:
+async def _require_role(conn: StoreConnection, role_id: str) -> Role:
     role = await repos.roles.get(conn, role_id)
     if role is None:
         raise errors.RoleNotFound(role_id=role_id)

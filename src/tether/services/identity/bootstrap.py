@@ -26,7 +26,7 @@ from tether.services.identity.tokens import TokenCache, revoke_tokens_where
 from tether.store import repos
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 PROJECTS = (ADMIN_PROJECT_NAME, "demo", "service")
 # (user, project, role); the user is named after the project
@@ -73,7 +73,7 @@ class BootstrapOperation(Service):
         if reset:
             self._token_cache.forget(lambda token: token.user_id in reset)
 
-    async def _bootstrap_rows(self, conn: AsyncConnection, new_hashes: dict[str, str]) -> set[str]:
+    async def _bootstrap_rows(self, conn: StoreConnection, new_hashes: dict[str, str]) -> set[str]:
         """Create what is missing; returns the ids of users whose password was reset."""
         if await repos.domains.get(conn, DEFAULT_DOMAIN_ID) is None:
             await repos.domains.add(conn, Domain(id=DEFAULT_DOMAIN_ID, name=DEFAULT_DOMAIN_NAME))

@@ -33,7 +33,7 @@ from tether.services.identity.passwords import Passwords
 from tether.store import repos
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 
 def token_digest(token_id: str) -> str:
@@ -99,7 +99,7 @@ class _Grant:
     roles: list[Role] = field(default_factory=list)
 
 
-async def revoke_tokens_where(conn: AsyncConnection, **filters: object) -> int:
+async def revoke_tokens_where(conn: StoreConnection, **filters: object) -> int:
     return await repos.tokens.update_where(conn, filters, revoked=True)
 
 
@@ -205,7 +205,7 @@ class TokenOperations(Service):
 
     async def _find_user(
         self,
-        conn: AsyncConnection,
+        conn: StoreConnection,
         user_id: str | None,
         user_name: str | None,
         domain_id: str | None,
@@ -223,7 +223,7 @@ class TokenOperations(Service):
 
     async def _resolve_scope(
         self,
-        conn: AsyncConnection,
+        conn: StoreConnection,
         grant: _Grant,
         project_id: str | None,
         project_name: str | None,
@@ -255,13 +255,13 @@ class TokenOperations(Service):
         return replace(grant, project=project, project_domain=domain, roles=roles)
 
     @staticmethod
-    async def _find_domain(conn: AsyncConnection, domain_id: str | None, domain_name: str | None) -> Domain | None:
+    async def _find_domain(conn: StoreConnection, domain_id: str | None, domain_name: str | None) -> Domain | None:
         if domain_name:
             return await repos.domains.first(conn, name=domain_name)
         return await repos.domains.get(conn, domain_id)
 
     @staticmethod
-    async def _roles_on(conn: AsyncConnection, user_id: str, project_id: str) -> list[Role]:
+    async def _roles_on(conn: StoreConnection, user_id: str, project_id: str) -> list[Role]:
         assignments = await repos.role_assignments.find(conn, user_id=user_id, project_id=project_id)
         if not assignments:
             return []

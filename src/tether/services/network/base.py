@@ -17,7 +17,7 @@ from tether.sim.runtime import Runtime
 from tether.store.database import Store
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ class NetworkServiceBase(Service):
             log.exception("could not deliver %s", events)
 
     async def _visible_network(
-        self, conn: AsyncConnection, ctx: RequestContext, network_id: str, lock: str | None = None
+        self, conn: StoreConnection, ctx: RequestContext, network_id: str, lock: str | None = None
     ) -> Network:
         network = await rows.network(conn, network_id, lock)
         if network is None or not policy.can_see_network(ctx, network):
@@ -53,7 +53,7 @@ class NetworkServiceBase(Service):
         return network
 
     async def _owned_network(
-        self, conn: AsyncConnection, ctx: RequestContext, network_id: str, lock: str | None = None
+        self, conn: StoreConnection, ctx: RequestContext, network_id: str, lock: str | None = None
     ) -> Network:
         network = await self._visible_network(conn, ctx, network_id, lock)
         if not policy.owns_network(ctx, network):

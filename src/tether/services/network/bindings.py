@@ -15,7 +15,7 @@ from tether.services.network import fixed_ips, rows, validation
 from tether.services.network.base import NetworkServiceBase
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 UNBOUND: dict[str, Any] = {
     "binding_host_id": "", "binding_profile": {}, "binding_vif_type": VIF_TYPE_UNBOUND, "status": DOWN,
@@ -85,7 +85,7 @@ class BindingOperations(NetworkServiceBase):
     # -- helpers ------------------------------------------------------------------
 
     async def _unbind(
-        self, conn: AsyncConnection, port_id: str, reset_mac: bool, extra: dict[str, Any]
+        self, conn: StoreConnection, port_id: str, reset_mac: bool, extra: dict[str, Any]
     ) -> Port | None:
         port = await rows.port(conn, port_id, lock="update")
         if port is None:
@@ -96,7 +96,7 @@ class BindingOperations(NetworkServiceBase):
             values["mac_address"] = await rows.fresh_mac(conn, self.rng, port.network_id)
         return await self._change(conn, port, values)
 
-    async def _change(self, conn: AsyncConnection, port: Port, values: dict[str, Any]) -> Port:
+    async def _change(self, conn: StoreConnection, port: Port, values: dict[str, Any]) -> Port:
         await rows.update_port(conn, port, updated_at=self.now(), **values)
         changed = await rows.port(conn, port.id)
         assert changed is not None
@@ -108,7 +108,7 @@ class BindingOperations(NetworkServiceBase):
         return changed
 
 
-async def _existing(conn: AsyncConnection, port_id: str) -> Port:
+async def _existing(conn: StoreConnection, port_id: str) -> Port:
     port = await rows.port(conn, port_id, lock="update")
     if port is None:
         raise PortNotFound(port_id=port_id)

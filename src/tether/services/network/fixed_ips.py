@@ -25,7 +25,7 @@ from tether.domain.network import IpAllocation, Port, Subnet
 from tether.services.network import rows, validation
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def is_auto_address(subnet: Subnet) -> bool:
 class Allocator:
     """Allocates for ports of one network inside one transaction, which holds the network's row lock."""
 
-    def __init__(self, conn: AsyncConnection, network_id: str, subnets: list[Subnet]) -> None:
+    def __init__(self, conn: StoreConnection, network_id: str, subnets: list[Subnet]) -> None:
         self.conn = conn
         self.network_id = network_id
         self.subnets = subnets

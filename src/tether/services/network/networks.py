@@ -18,7 +18,7 @@ from tether.services.network.filters import column_filters
 from tether.store import repos
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 UPDATABLE = ("name", "description", "admin_state_up", "shared", "external", "mtu")
 READ_ONLY = (
@@ -129,7 +129,7 @@ class NetworkOperations(NetworkServiceBase):
             await repos.subnets.delete_where(conn, network_id=network.id)
             await repos.networks.delete(conn, network.id)
 
-    async def _check_unshare(self, conn: AsyncConnection, network: Network) -> None:
+    async def _check_unshare(self, conn: StoreConnection, network: Network) -> None:
         ports = await repos.ports.find(conn, network_id=network.id)
         if any(port.project_id != network.project_id and not port.owned_by_network for port in ports):
             raise InvalidSharedSetting(network=network.id)

@@ -20,7 +20,7 @@ from tether.services.network.filters import column_filters
 from tether.store import repos
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 BINDING_FIELDS = ("binding_host_id", "binding_vnic_type", "binding_profile")
 UPDATABLE = (
@@ -203,7 +203,7 @@ class PortOperations(NetworkServiceBase):
     # -- helpers ------------------------------------------------------------------
 
     async def _column_changes(
-        self, conn: AsyncConnection, before: Port, changes: dict[str, Any], new_mac: str | None
+        self, conn: StoreConnection, before: Port, changes: dict[str, Any], new_mac: str | None
     ) -> dict[str, Any]:
         """The port-row values an update sets, with the binding's derived columns kept consistent."""
         values = {name: changes[name] for name in changes if name not in ("mac_address", "fixed_ips")}
@@ -238,7 +238,7 @@ class PortOperations(NetworkServiceBase):
             created = [await self._create_one(conn, ctx, item) for item in checked]
             return await rows.with_fixed_ips(conn, created)
 
-    async def _create_one(self, conn: AsyncConnection, ctx: RequestContext, item: _Checked) -> Port:
+    async def _create_one(self, conn: StoreConnection, ctx: RequestContext, item: _Checked) -> Port:
         spec = item.spec
         network = await self._visible_network(conn, ctx, spec.network_id)
         if (item.mac is not None or _asks_for_address(item.requests)) and not policy.owns_network(ctx, network):
@@ -260,7 +260,7 @@ class PortOperations(NetworkServiceBase):
         return port
 
     async def _visible_port(
-        self, conn: AsyncConnection, ctx: RequestContext, port_id: str, lock: str | None = None
+        self, conn: StoreConnection, ctx: RequestContext, port_id: str, lock: str | None = None
     ) -> Port:
         port = await rows.port(conn, port_id, lock)
         if port is None or not policy.can_see_port(ctx, port):

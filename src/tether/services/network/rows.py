@@ -26,7 +26,7 @@ from tether.domain.network import IpAllocation, Network, Port, Subnet
 from tether.store import repos
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 # How each backend names the constraints in its IntegrityError text.
 MAC_CONSTRAINT = ("uq_ports_network_mac", "ports.network_id, ports.mac_address")
@@ -43,26 +43,26 @@ def violates(error: IntegrityError, constraint: tuple[str, ...]) -> bool:
 # -- reading ------------------------------------------------------------------
 
 
-async def _one(conn: AsyncConnection, repo: Any, key: str, lock: str | None) -> Any:
+async def _one(conn: StoreConnection, repo: Any, key: str, lock: str | None) -> Any:
     if not isinstance(key, str):
         return None
     return await repo.get(conn, key, lock=lock)
 
 
-async def network(conn: AsyncConnection, network_id: str, lock: str | None = None) -> Network | None:
+async def network(conn: StoreConnection, network_id: str, lock: str | None = None) -> Network | None:
     """``lock`` is None, "share" (the network must outlive this transaction) or "update" (its addresses)."""
     return await _one(conn, repos.networks, network_id, lock)
 
 
-async def subnet(conn: AsyncConnection, subnet_id: str, lock: str | None = None) -> Subnet | None:
+async def subnet(conn: StoreConnection, subnet_id: str, lock: str | None = None) -> Subnet | None:
     return await _one(conn, repos.subnets, subnet_id, lock)
 
 
-async def subnets_of(conn: AsyncConnection, network_id: str) -> list[Subnet]:
+async def subnets_of(conn: StoreConnection, network_id: str) -> list[Subnet]:
     return await repos.subnets.find(conn, order_by=("created_at", "id"), network_id=network_id)
 
 
-async def port(conn: AsyncConnection, port_id: str, lock: str | None = None) -> Port | None:
+async def port(conn: StoreConnection, port_id: str, lock: str | None = None) -> Port | None:
     found = await _one(conn, repos.ports, port_id, lock)
     if found is None:
         return None
@@ -70,7 +70,7 @@ async def port(conn: AsyncConnection, port_id: str, lock: str | None = None) -> 
     return loaded
 
 
-async def with_fixed_ips(conn: AsyncConnection, ports: list[Port]) -> list[Port]:
+async def with_fixed_ips(conn: StoreConnection, ports: list[Port]) -> list[Port]:
     if not ports:
         return ports
     by_port: dict[str, list[dict[str, str]]] = defaultdict(list)
@@ -81,18 +81,18 @@ async def with_fixed_ips(conn: AsyncConnection, ports: list[Port]) -> list[Port]
     return ports
 
 
-async def allocations_of(conn: AsyncConnection, port_id: str) -> list[IpAllocation]:
+async def allocations_of(conn: StoreConnection, port_id: str) -> list[IpAllocation]:
     return await repos.ip_allocations.find(conn, order_by=("subnet_id", "ip_address"), port_id=port_id)
 
 
-async def addresses_in_use(conn: AsyncConnection, subnet_id: str) -> set[str]:
+async def addresses_in_use(conn: StoreConnection, subnet_id: str) -> set[str]:
     return {row.ip_address for row in await repos.ip_allocations.find(conn, subnet_id=subnet_id)}
 
 
 # -- writing ------------------------------------------------------------------
 
 
-async def fresh_mac(conn: AsyncConnection, rng: random.Random, network_id: str) -> str:
+async def fresh_mac(conn: StoreConnection, rng: random.Random, network_id: str) -> str:
     """A neutron-style MAC no port on the network has.
 
     A restarted incarnation may replay a seeded generator, so a clash is
@@ -105,7 +105,7 @@ async def fresh_mac(conn: AsyncConnection, rng: random.Random, network_id: str) 
     raise MacAddressGenerationFailure(net_id=network_id)
 
 
-async def insert_port(conn: AsyncConnection, new: Port) -> None:
+async def insert_port(conn: StoreConnection, new: Port) -> None:
     try:
         await repos.ports.add(conn, new)
     except IntegrityError as error:
@@ -114,7 +114,7 @@ async def insert_port(conn: AsyncConnection, new: Port) -> None:
         raise
 
 
-async def update_port(conn: AsyncConnection, current: Port, **values: Any) -> None:
+async def update_port(conn: StoreConnection, current: Port, **values: Any) -> None:
     try:
         await repos.ports.update(conn, current.id, **values)
     except IntegrityError as error:
@@ -124,7 +124,7 @@ async def update_port(conn: AsyncConnection, current: Port, **values: Any) -> No
         raise
 
 
-async def insert_allocation(conn: AsyncConnection, allocation: IpAllocation) -> None:
+async def insert_allocation(conn: StoreConnection, allocation: IpAllocation) -> None:
     try:
         await repos.ip_allocations.add(conn, allocation)
     except IntegrityError as error:
@@ -133,17 +133,17 @@ async def insert_allocation(conn: AsyncConnection, allocation: IpAllocation) -> 
         raise
 
 
-async def release_addresses(conn: AsyncConnection, port_id: str) -> int:
+async def release_addresses(conn: StoreConnection, port_id: str) -> int:
     return await repos.ip_allocations.delete_where(conn, port_id=port_id)
 
 
-async def delete_port(conn: AsyncConnection, port_id: str) -> None:
+async def delete_port(conn: StoreConnection, port_id: str) -> None:
     # rule 2: a port's addresses go in the same transaction as the port, never after it
     await release_addresses(conn, port_id)
     await repos.ports.delete(conn, port_id)
 
 
-async def delete_allocation(conn: AsyncConnection, allocation: IpAllocation) -> None:
+async def delete_allocation(conn: StoreConnection, allocation: IpAllocation) -> None:
     await repos.ip_allocations.delete_where(
         conn, subnet_id=allocation.subnet_id, ip_address=allocation.ip_address
     )

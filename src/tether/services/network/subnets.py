@@ -21,7 +21,7 @@ from tether.services.network.filters import column_filters
 from tether.store import repos
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
+    from tether.store.database import StoreConnection
 
 
 class _Derived:
@@ -167,7 +167,7 @@ class SubnetOperations(NetworkServiceBase):
     # -- helpers ------------------------------------------------------------------
 
     async def _visible_subnet(
-        self, conn: AsyncConnection, ctx: RequestContext, subnet_id: str, lock: str | None = None
+        self, conn: StoreConnection, ctx: RequestContext, subnet_id: str, lock: str | None = None
     ) -> Subnet:
         subnet = await rows.subnet(conn, subnet_id, lock)
         network = None if subnet is None else await rows.network(conn, subnet.network_id)
@@ -176,14 +176,14 @@ class SubnetOperations(NetworkServiceBase):
         return subnet
 
     async def _owned_subnet(
-        self, conn: AsyncConnection, ctx: RequestContext, subnet_id: str, lock: str | None = None
+        self, conn: StoreConnection, ctx: RequestContext, subnet_id: str, lock: str | None = None
     ) -> Subnet:
         subnet = await self._visible_subnet(conn, ctx, subnet_id, lock)
         if not ctx.owns(subnet.project_id):
             policy.require_admin(ctx)
         return subnet
 
-    async def _check_gateway_free(self, conn: AsyncConnection, subnet: Subnet, gateway: str) -> None:
+    async def _check_gateway_free(self, conn: StoreConnection, subnet: Subnet, gateway: str) -> None:
         holder = await repos.ip_allocations.first(conn, subnet_id=subnet.id, ip_address=gateway)
         if holder is not None:
             raise GatewayIpInUse(ip_address=gateway, port_id=holder.port_id)
