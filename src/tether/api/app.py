@@ -1,13 +1,21 @@
-"""The ASGI application: every service's router behind one port, a path prefix each."""
+"""The ASGI application: every service behind one port, a path prefix each.
+
+Each service is a FastAPI application of its own, holding its routes flat,
+and the middleware hands a request to the one its first path segment names:
+FastAPI matches routes one by one, and a request should be compared with its
+own service's routes only. An application of every route serves the OpenAPI
+document.
+"""
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tether import __version__
@@ -21,7 +29,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ROUTERS: list[Any] = [roots.router, identity.router, compute.router, network.router, image.router, baremetal.router]
+# service -> its routers, its version documents first
+SERVICES: dict[str, tuple[APIRouter, ...]] = {
+    "identity": identity.ROUTERS,
+    "compute": (roots.compute, *compute.ROUTERS),
+    "network": (roots.network, *network.ROUTERS),
+    "image": (roots.image, *image.ROUTERS),
+    "baremetal": (roots.baremetal, *baremetal.ROUTERS),
+}
 
 
 def _error(request: Request, status: int, message: str, kind: str | None = None,
@@ -31,14 +46,47 @@ def _error(request: Request, status: int, message: str, kind: str | None = None,
 
 
 def create_app(cloud: Cloud, base_url: str) -> Any:
-    app = FastAPI(title="Tether", version=__version__, docs_url=None, redoc_url=None,
+    """The whole API, as one ASGI application."""
+    services = {name: _service(cloud, base_url, name, openapi_url=None) for name in SERVICES}
+    return TetherMiddleware(services, _Documents(cloud, base_url))
+
+
+def _service(cloud: Cloud, base_url: str, *names: str, openapi_url: str | None) -> FastAPI:
+    app = _application(cloud, base_url, openapi_url)
+    for name in names:
+        for router in SERVICES[name]:
+            for route in router.routes:
+                # Taken as they are (their paths are whole, see ``paths``): ``include_router``
+                # would have FastAPI match the router's routes twice a request, to choose it and in it.
+                if not isinstance(route, APIRoute):
+                    raise TypeError(f"{route!r}: a service's routers hold plain API routes only")
+                app.router.routes.append(route)
+    return app
+
+
+class _Documents:
+    """Any path outside the services: /openapi.json, or a 404.
+
+    The application that holds every route, for the document, is built on
+    the first request here rather than at start-up, which it would slow.
+    """
+
+    def __init__(self, cloud: Cloud, base_url: str) -> None:
+        self.cloud, self.base_url = cloud, base_url
+        self.app: FastAPI | None = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if self.app is None:
+            self.app = _service(self.cloud, self.base_url, *SERVICES, openapi_url="/openapi.json")
+            openapi.install(self.app)
+        await self.app(scope, receive, send)
+
+
+def _application(cloud: Cloud, base_url: str, openapi_url: str | None) -> FastAPI:
+    app = FastAPI(title="Tether", version=__version__, docs_url=None, redoc_url=None, openapi_url=openapi_url,
                   description="OpenStack-compatible compute, network, image, bare-metal and identity APIs.")
     app.state.cloud = cloud
     app.state.base_url = base_url.rstrip("/")
-    for router in ROUTERS:
-        app.include_router(router)
-    openapi.install(app)
-
     @app.exception_handler(TetherError)
     async def service_error(request: Request, error: TetherError) -> JSONResponse:
         headers = {"WWW-Authenticate": f'Keystone uri="{app.state.base_url}/identity"'} \
@@ -65,9 +113,4 @@ def create_app(cloud: Cloud, base_url: str) -> Any:
         log.exception("unexpected error serving %s %s", request.method, request.url.path)
         return _error(request, 500, "An unexpected error prevented the server from fulfilling your request.")
 
-    return TetherMiddleware(app)
-
-
-def fastapi_of(asgi: Any) -> FastAPI:
-    """The FastAPI application inside the middleware (for its OpenAPI document)."""
-    return asgi.app
+    return app

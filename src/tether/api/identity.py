@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import Depends, Request, Response
 from fastapi.responses import JSONResponse
 
-from tether.api import discovery, openapi
+from tether.api import discovery, openapi, paths
 from tether.api.deps import caller, cloud, json_object
 from tether.domain.errors import identity as ie
 from tether.services.context import RequestContext
 
-router = APIRouter(prefix="/identity", tags=["identity"])
+router = paths.router("identity")
 
 
 _NAMED: openapi.Schema = openapi.obj({"id": openapi.STRING, "name": openapi.STRING,
@@ -141,3 +141,4 @@ async def revoke_token(request: Request, ctx: RequestContext = Depends(caller)) 
     token = await _subject(request, ctx)
     await cloud(request).identity.revoke_token(token.id)
     return Response(status_code=204)
+ROUTERS = (router,)

@@ -19,16 +19,20 @@ Scope = dict[str, Any]
 
 
 class TetherMiddleware:
-    def __init__(self, app: Any, max_body: int = MAX_BODY) -> None:
-        self.app = app
+    """Hands each request to its service's application (``others`` for any other path)."""
+
+    def __init__(self, services: dict[str, Any], others: Any, max_body: int = MAX_BODY) -> None:
+        self.services = services
+        self.others = others
         self.max_body = max_body
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        service = service_of(scope["path"])
+        app = self.services.get(service, self.others)
         if scope["type"] != "http":
-            await self.app(scope, receive, send)
+            await app(scope, receive, send)
             return
         request_id = f"req-{uuid.uuid4()}"
-        service = service_of(scope["path"])
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         state = scope.setdefault("state", {})
         state["request_id"] = request_id
@@ -67,7 +71,7 @@ class TetherMiddleware:
                 message["headers"] = list(message.get("headers", [])) + extra
             await send(message)
 
-        await self.app(scope, _limited(receive, self.max_body), send_with_headers)
+        await app(scope, _limited(receive, self.max_body), send_with_headers)
 
 
 def _limited(receive: Any, limit: int) -> Any:

@@ -4,52 +4,56 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import JSONResponse
 
-from tether.api import discovery, versions
+from tether.api import discovery, paths, versions
 
-router = APIRouter(tags=["discovery"])
+# One router per service: each service's application serves its own root documents.
+compute = paths.roots("compute")
+network = paths.roots("network")
+image = paths.roots("image")
+baremetal = paths.roots("baremetal")
 
 
 def _base(request: Request) -> str:
     return request.app.state.base_url
 
 
-@router.get("/compute")
-@router.get("/compute/", include_in_schema=False)
+@compute.get("/compute")
+@compute.get("/compute/", include_in_schema=False)
 async def compute_root(request: Request) -> dict[str, Any]:
     return {"versions": [discovery.compute_v20(_base(request)), discovery.compute_v21(_base(request))]}
 
 
-@router.get("/compute/v2.1")
-@router.get("/compute/v2.1/", include_in_schema=False)
+@compute.get("/compute/v2.1")
+@compute.get("/compute/v2.1/", include_in_schema=False)
 async def compute_version(request: Request) -> dict[str, Any]:
     return {"version": discovery.compute_v21(_base(request))}
 
 
-@router.get("/network")
-@router.get("/network/", include_in_schema=False)
+@network.get("/network")
+@network.get("/network/", include_in_schema=False)
 async def network_root(request: Request) -> dict[str, Any]:
     return {"versions": [discovery.network_v20(_base(request))]}
 
 
-@router.get("/image")
-@router.get("/image/", include_in_schema=False)
+@image.get("/image")
+@image.get("/image/", include_in_schema=False)
 async def image_root(request: Request) -> JSONResponse:
     return JSONResponse({"versions": [discovery.image_v2(_base(request))]}, status_code=300)
 
 
-@router.get("/baremetal")
-@router.get("/baremetal/", include_in_schema=False)
+@baremetal.get("/baremetal")
+@baremetal.get("/baremetal/", include_in_schema=False)
 async def baremetal_root(request: Request) -> dict[str, Any]:
     v1 = discovery.baremetal_v1(_base(request))
     return {"name": "OpenStack Ironic API", "description": "Tether's bare-metal service, speaking ironic's API.",
             "default_version": v1, "versions": [v1]}
 
 
-@router.get("/baremetal/v1")
-@router.get("/baremetal/v1/", include_in_schema=False)
+@baremetal.get("/baremetal/v1")
+@baremetal.get("/baremetal/v1/", include_in_schema=False)
 async def baremetal_v1(request: Request) -> dict[str, Any]:
     base = _base(request)
     links = {name: [{"href": f"{base}/baremetal/v1/{name}/", "rel": "self"}]

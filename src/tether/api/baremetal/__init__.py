@@ -6,12 +6,6 @@ and power requests), ``vifs``, ``ports``, ``portgroups`` and ``chassis``;
 ``errors`` holds what only the HTTP layer refuses.
 """
 
-from fastapi import APIRouter
-
 from tether.api.baremetal import chassis, nodes, portgroups, ports, states, vifs
 
-router = APIRouter(prefix="/baremetal/v1", tags=["baremetal"])
-for module in (nodes, states, vifs, ports, portgroups, chassis):
-    router.include_router(module.router)
-
-__all__ = ["router"]
+ROUTERS = tuple(module.router for module in (nodes, states, vifs, ports, portgroups, chassis))

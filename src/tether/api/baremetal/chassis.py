@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import Request, Response
 from fastapi.responses import JSONResponse
 
+from tether.api import paths
 from tether.api.baremetal import params, views
 from tether.api.baremetal.nodes import DETAIL_DOC, LIST_DOC, node_collection, service
 from tether.api.baremetal.params import field
@@ -19,7 +20,7 @@ from tether.domain.baremetal import Chassis
 from tether.domain.errors import baremetal as be
 from tether.services.context import RequestContext
 
-router = APIRouter()
+router = paths.router("baremetal")
 
 # ironic's CHASSIS_SCHEMA.
 CHASSIS_SCHEMA = {"uuid": field("string", "null"), "extra": field("object", "null"),

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import Request, Response
 from fastapi.responses import JSONResponse
 
-from tether.api import openapi
+from tether.api import openapi, paths
 from tether.api.baremetal import errors, params, views
 from tether.api.baremetal.params import field
 from tether.api.deps import cloud, json_body, json_object
@@ -19,7 +19,7 @@ from tether.domain.errors import baremetal as be
 from tether.services.baremetal import BaremetalService
 from tether.services.context import RequestContext
 
-router = APIRouter()
+router = paths.router("baremetal")
 
 # Names ironic's NodesController keeps for itself (its sub-controllers and custom actions).
 RESERVED_NAMES = ("maintenance", "management", "states", "vendor_passthru", "detail", "validate")

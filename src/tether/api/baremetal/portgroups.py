@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import Request, Response
 from fastapi.responses import JSONResponse
 
+from tether.api import paths
 from tether.api.baremetal import errors, params, ports, views
 from tether.api.baremetal.nodes import service
 from tether.api.baremetal.params import field
@@ -22,7 +23,7 @@ from tether.domain.ids import normalize_mac
 from tether.services.baremetal import validation
 from tether.services.context import RequestContext
 
-router = APIRouter()
+router = paths.router("baremetal")
 
 # ironic's PORTGROUP_SCHEMA (POST /v1/portgroups).
 PORTGROUP_SCHEMA = {

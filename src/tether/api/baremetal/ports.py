@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import Request, Response
 from fastapi.responses import JSONResponse
 
+from tether.api import paths
 from tether.api.baremetal import errors, params, views
 from tether.api.baremetal.nodes import service
 from tether.api.baremetal.params import field
@@ -17,7 +18,7 @@ from tether.domain.errors import baremetal as be
 from tether.domain.ids import is_uuid_like, normalize_mac
 from tether.services.context import RequestContext
 
-router = APIRouter()
+router = paths.router("baremetal")
 
 _STRING, _BOOLISH = field("string", "null"), field("string", "boolean", "null")
 # ironic's PORT_SCHEMA (POST /v1/ports).

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import Request, Response
 
-from tether.api import openapi
+from tether.api import openapi, paths
 from tether.api.baremetal import errors, params, views
 from tether.api.baremetal.nodes import find_node, service
 from tether.api.deps import json_object
@@ -19,7 +19,7 @@ from tether.domain.baremetal_states import CLEANING, CLEANWAIT, DEPLOYWAIT, PROV
 from tether.domain.errors import baremetal as be
 from tether.domain.state_machine import IllegalTransition
 
-router = APIRouter()
+router = paths.router("baremetal")
 
 # ironic's api_utils.MIN_VERB_VERSIONS: the microversion that brought each verb.
 MIN_VERB_MINORS = {"manage": 4, "provide": 4, "inspect": 6, "abort": 13, "clean": 15, "adopt": 17,

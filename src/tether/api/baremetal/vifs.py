@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import Request, Response
 
-from tether.api import openapi
+from tether.api import openapi, paths
 from tether.api.baremetal import params
 from tether.api.baremetal.nodes import service
 from tether.api.deps import json_object
 from tether.api.versions import Microversion
 from tether.domain.errors import baremetal as be
 
-router = APIRouter()
+router = paths.router("baremetal")
 
 
 def _node(ident: str, version: Microversion) -> str:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 
-from tether.api import openapi
+from tether.api import openapi, paths
 from tether.api.compute import views
 from tether.api.compute.bodies import fail
 from tether.api.compute.paging import last, limit_and_marker, next_links, timestamp
@@ -21,7 +21,7 @@ from tether.api.versions import Microversion
 from tether.domain.compute import ActionEvent, InstanceAction
 from tether.services.context import RequestContext
 
-router = APIRouter()
+router = paths.router("compute")
 
 
 def action_body(action: InstanceAction, version: Microversion) -> dict[str, Any]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 
+from tether.api import paths
 from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
 from tether.domain import compute_states as vm
@@ -21,7 +22,7 @@ from tether.domain.errors import compute as ce
 from tether.services.compute.queries import GuestView
 from tether.services.context import RequestContext
 
-router = APIRouter()
+router = paths.router("compute")
 
 POWER_STATE_NAMES = {0: "pending", 1: "running", 3: "paused", 4: "shutdown", 6: "crashed", 7: "suspended"}
 NIC_COUNTERS = ("rx_octets", "rx_errors", "rx_drop", "rx_packets", "rx_rate",

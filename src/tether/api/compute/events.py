@@ -7,17 +7,17 @@ accepted, 207 when any was not; each event comes back with its own code
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 
-from tether.api import openapi
+from tether.api import openapi, paths
 from tether.api.compute import bodies
 from tether.api.compute.bodies import fail
 from tether.api.deps import caller, cloud, json_body
 from tether.api.versions import Microversion
 from tether.services.context import RequestContext
 
-router = APIRouter()
+router = paths.router("compute")
 
 
 @router.post("/os-server-external-events",

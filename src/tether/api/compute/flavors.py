@@ -6,10 +6,10 @@ Lists are sorted by flavor id and paged as nova pages them.
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import Depends, Request, Response
 from fastapi.responses import JSONResponse
 
-from tether.api import openapi
+from tether.api import openapi, paths
 from tether.api.compute import bodies, views
 from tether.api.compute.bodies import fail, unexpected
 from tether.api.compute.paging import last, limit_and_marker, next_links, page
@@ -19,7 +19,7 @@ from tether.domain.compute import Flavor
 from tether.domain.errors import compute as ce
 from tether.services.context import RequestContext
 
-router = APIRouter()
+router = paths.router("compute")
 
 _SORT_KEYS = {
     "flavorid": lambda f: f.id, "id": lambda f: f.id, "name": lambda f: f.name, "memory_mb": lambda f: f.ram,

@@ -11,10 +11,10 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 
-from tether.api import openapi
+from tether.api import openapi, paths
 from tether.api.compute.bodies import fail
 from tether.api.compute.paging import last, limit_and_marker, next_links, strict_bool
 from tether.api.deps import caller, cloud
@@ -23,7 +23,7 @@ from tether.domain.errors import compute as ce
 from tether.services.compute.queries import HypervisorRecord
 from tether.services.context import RequestContext
 
-router = APIRouter()
+router = paths.router("compute")
 
 _NAMESPACE = uuid.UUID("6b6f1d0e-2f0a-4d8e-9c55-746574686572")
 

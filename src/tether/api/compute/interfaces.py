@@ -6,17 +6,17 @@ Listing shows the ports bound to the server as the network service has them
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import Depends, Request, Response
 from fastapi.responses import JSONResponse
 
-from tether.api import openapi
+from tether.api import openapi, paths
 from tether.api.compute import bodies, views
 from tether.api.compute.bodies import fail, unexpected
 from tether.api.deps import caller, cloud, json_body
 from tether.api.versions import Microversion
 from tether.services.context import RequestContext
 
-router = APIRouter()
+router = paths.router("compute")
 
 
 @router.get("/servers/{server_id}/os-interface")

@@ -10,10 +10,10 @@ import secrets
 import string
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import Depends, Request, Response
 from fastapi.responses import JSONResponse
 
-from tether.api import openapi
+from tether.api import openapi, paths
 from tether.api.compute import bodies, views
 from tether.api.compute.bodies import fail, unexpected
 from tether.api.compute.paging import next_links
@@ -24,7 +24,7 @@ from tether.domain.errors import compute as ce
 from tether.domain.ids import is_uuid_like
 from tether.services.context import RequestContext
 
-router = APIRouter()
+router = paths.router("compute")
 
 _PASSWORD_SYMBOLS = string.ascii_letters + string.digits
 ONLY_ZONE = views.DEFAULT_AVAILABILITY_ZONE

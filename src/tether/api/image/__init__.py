@@ -4,25 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import Depends
 
+from tether.api import paths
 from tether.api.deps import caller
 from tether.api.image import images, schemas, tags
 from tether.services.context import RequestContext
 
-router = APIRouter(prefix="/image/v2", tags=["image"])
-router.include_router(images.router)
-router.include_router(tags.router)
+schemas_router = paths.router("image")
 
 
-@router.get("/schemas/image")
+@schemas_router.get("/schemas/image")
 async def image_schema(ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     return schemas.image_schema()
 
 
-@router.get("/schemas/images")
+@schemas_router.get("/schemas/images")
 async def images_schema(ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     return schemas.images_schema()
 
 
-__all__ = ["router"]
+ROUTERS = (images.router, tags.router, schemas_router)

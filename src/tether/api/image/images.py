@@ -5,10 +5,10 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import Depends, Request, Response
 from fastapi.responses import JSONResponse
 
-from tether.api import jsonbody, openapi
+from tether.api import jsonbody, openapi, paths
 from tether.api.deps import caller, cloud
 from tether.api.envelopes import error_body
 from tether.api.image import listing, patch, schemas
@@ -18,7 +18,7 @@ from tether.domain.errors.image import ImageBadRequest, ImageForbidden, ImageNot
 from tether.services.context import RequestContext
 from tether.services.image import ImageService
 
-router = APIRouter()
+router = paths.router("image")
 
 # Base attributes a create body may give, by the service's keyword names.
 CREATE_ATTRIBUTES = ("name", "id", "visibility", "disk_format", "container_format", "min_disk", "min_ram",

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import Depends, Request, Response
 
+from tether.api import paths
 from tether.api.deps import caller, cloud
 from tether.domain import image as rules
 from tether.domain.errors.image import ImageError, ImageForbidden, ImageNotFound
 from tether.domain.image import Image
 from tether.services.context import RequestContext
 
-router = APIRouter()
+router = paths.router("image")
 
 
 class TagNotFound(ImageError):

@@ -4,22 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Depends, Request
 
+from tether.api import paths
 from tether.api.deps import caller
 from tether.api.network import extensions
 from tether.api.network.collections import COLLECTIONS
 from tether.api.network.routes import add_routes
 from tether.services.context import RequestContext
 
-router = APIRouter(prefix="/network/v2.0", tags=["network"])
+router = paths.router("network")
 
 
 @router.get("", include_in_schema=False)
 @router.get("/")
 async def resources(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     """The v2.0 root: the collections it serves."""
-    base = f"{request.app.state.base_url}/network/v2.0"
+    base = f"{request.app.state.base_url}{paths.PREFIXES['network']}"
     return {"resources": [
         {"name": c.resource.singular, "collection": c.resource.plural,
          "links": [{"href": f"{base}/{c.resource.plural}", "rel": "self"}]}
@@ -27,8 +28,7 @@ async def resources(request: Request, ctx: RequestContext = Depends(caller)) -> 
     ]}
 
 
-router.include_router(extensions.router)
 for collection in COLLECTIONS:
     add_routes(router, collection)
 
-__all__ = ["router"]
+ROUTERS = (router, extensions.router)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import Depends
 
+from tether.api import paths
 from tether.api.deps import caller
 from tether.api.network.errors import HTTPNotFound
 from tether.services.context import RequestContext
 
-router = APIRouter()
+router = paths.router("network")
 
 # (alias, name, description, updated)
 EXTENSIONS = (
