@@ -59,8 +59,12 @@ def _fresh_task_context() -> None:
 
 
 class Strategy(Protocol):
-    def choose(self, ready: list[Actor], trace: list[Step]) -> Actor:
-        """Pick the next actor to run from those that are ready (in a stable order)."""
+    def choose(self, ready: list[Actor], trace: list[Step]) -> Actor | None:
+        """Pick the next actor to run from those that are ready (in a stable order).
+
+        None crashes the control plane right here, between two steps: the
+        explorer's way to crash at any checkpoint of any schedule.
+        """
 
 
 class FifoStrategy:
@@ -130,9 +134,7 @@ class Scheduler:
         return _current.get()
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str, daemon: bool = False) -> Actor:
-        count = self._names.get(name, 0) + 1
-        self._names[name] = count
-        actor = Actor(name=name if count == 1 else f"{name}#{count}", daemon=daemon, coro=coro)
+        actor = Actor(name=self._unique_name(name), daemon=daemon, coro=coro)
         actor.ready_seq = self._next_seq()
         self.actors.append(actor)
         context = contextvars.copy_context()
@@ -140,6 +142,11 @@ class Scheduler:
         context.run(_fresh_task_context)
         actor.task = asyncio.get_running_loop().create_task(self._body(actor), context=context)
         return actor
+
+    def _unique_name(self, name: str) -> str:
+        count = self._names.get(name, 0) + 1
+        self._names[name] = count
+        return name if count == 1 else f"{name}#{count}"
 
     async def _body(self, actor: Actor) -> None:
         await actor.go.wait()
@@ -222,12 +229,20 @@ class Scheduler:
                         self._make_ready(actor, notified=False)
                 continue
             actor = self.strategy.choose(ready, self.trace)
+            if actor is None:
+                last = self.trace[-1] if self.trace else None
+                where = self._actor_named(last.actor).point if last else "task.start"
+                self.crash = ControlPlaneCrash(where)
+                break
             self.trace.append(Step(actor.name, actor.point, self.clock.now()))
             self._yielded.clear()
             actor.go.set()
             await self._yielded.wait()
         if self.crash is not None:
             await self._cancel_all()
+
+    def _actor_named(self, name: str) -> Actor:
+        return next(actor for actor in self.actors if actor.name == name)
 
     async def _cancel_all(self) -> None:
         # In a crash no code of the dead control plane may run again: parked
