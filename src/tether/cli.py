@@ -1,4 +1,4 @@
-"""The `tether` command: serve | scenario | check | faults | bugs."""
+"""The `tether` command: serve | scenario | explore | check | faults | bugs."""
 
 from __future__ import annotations
 
@@ -103,6 +103,40 @@ def _print_scenario(result) -> None:  # type: ignore[no-untyped-def]
     for error in result.errors:
         console.print(f"[red]ERROR[/red] {error}")
     console.print("[green]PASSED[/green]" if result.passed else "[red]FAILED[/red]")
+
+
+@app.command()
+def explore(
+    scenario: Annotated[str | None, typer.Argument(help="A built-in scenario, or `all` for every one.")] = None,
+    every: Annotated[bool, typer.Option("--all", help="Explore every built-in scenario.")] = False,
+    exhaustive: Annotated[bool, typer.Option("--exhaustive", help="Every schedule, once per class of "
+                                             "equivalent ones (the default).")] = False,
+    random_runs: Annotated[int | None, typer.Option("--random", metavar="N", help="N seeded random schedules.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the random schedules.")] = 0,
+    max_switches: Annotated[int | None, typer.Option("--max-switches", metavar="K",
+                                                     help="At most K switches away from a runnable operation.")] = None,
+    crashes: Annotated[bool, typer.Option("--crashes", help="Also crash the control plane between any two "
+                                          "steps and recover.")] = False,
+    emulate_bug: Annotated[list[str] | None, typer.Option("--emulate-bug", help="Behave like upstream.")] = None,
+    replay_trace: Annotated[str | None, typer.Option("--replay", metavar="TRACE",
+                                                     help="Run exactly this schedule, as printed by explore.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> None:
+    """Explore a scenario's interleavings (and crashes); exit 0 when nothing is violated, 3 otherwise."""
+    from tether.sim.bugs import Bugs, UnknownBug
+    from tether.sim.explore.command import ExploreRequest, ExploreUsageError, run_request
+
+    bugs = tuple(emulate_bug or ())
+    try:
+        Bugs(bugs)
+        request = ExploreRequest.of(scenario, every=every, exhaustive=exhaustive, random_runs=random_runs,
+                                    seed=seed, max_switches=max_switches, crashes=crashes, bugs=bugs,
+                                    replay=replay_trace)
+        violated = run_request(request, as_json=as_json, out=typer.echo,
+                               progress=lambda line: typer.echo(line, err=True))
+    except (UnknownBug, ExploreUsageError) as error:
+        _fail(error)
+    raise typer.Exit(VIOLATIONS_FOUND if violated else 0)
 
 
 @app.command()

@@ -253,7 +253,9 @@ def transient_leftovers(snap: Snapshot) -> list[str]:
     index = _Index(snap)
     left = [f"instance {i.uuid} {i.status}/{i.task_state}" for i in snap.instances
             if index.live(i.uuid) and (i.vm_state == vm.BUILDING or i.task_state is not None)]
+    # A node in maintenance is held by its operator, not left in flight: leaving maintenance
+    # resumes it (``resume_conductor_jobs``), as in Ironic.
     left += [f"node {n.uuid} {n.provision_state}" for n in snap.nodes
-             if n.provision_state in bms.PROVISION_STATES.states
+             if n.provision_state in bms.PROVISION_STATES.states and not n.maintenance
              and bms.PROVISION_STATES.is_transient(n.provision_state)]
     return left

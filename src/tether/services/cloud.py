@@ -56,6 +56,7 @@ class Cloud:
         self.compute = ComputeService(
             self.store, runtime, self.rng, network=self.network, baremetal=self.baremetal,
             image=self.image, hypervisor=world.hypervisor, **compute_options)
+        self.baremetal.on_instance_released = self._instance_released
         # The hardware outlives incarnations; it reports to whichever one is alive now.
         world.hypervisor.on_plug = self._device_plugged
         world.hypervisor.on_unplug = self._device_unplugged
@@ -64,6 +65,10 @@ class Cloud:
         # The same path as POST /os-server-external-events, as neutron's notifier uses it.
         self.rt.spawn(self.compute.external_events(RequestContext.internal(), events),
                       name="network.notify_compute")
+
+    def _instance_released(self, instance_uuid: str, node_uuid: str) -> None:
+        self.rt.spawn(self.compute.node_released(instance_uuid, node_uuid),
+                      name=f"compute.node_released:{instance_uuid[:8]}")
 
     def _device_plugged(self, interface: GuestInterface) -> None:
         self.rt.spawn(self.network.port_plugged(interface.port_id), name=f"agent.plugged:{interface.port_id[:8]}")

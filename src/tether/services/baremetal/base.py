@@ -59,6 +59,8 @@ class BaremetalBase(Service):
         self.host = host or socket.gethostname()
         # node uuid -> the token of the one conductor job working on it in this process.
         self._jobs: dict[str, object] = {}
+        # Told (instance uuid, node uuid) when a tear-down forgets a node's instance: compute's ear.
+        self.on_instance_released: Callable[[str, str], None] | None = None
 
     # -- access and lookup ----------------------------------------------------------
 

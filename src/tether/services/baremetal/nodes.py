@@ -191,6 +191,8 @@ class NodesMixin(ProvisioningMixin):
             self._jobs.pop(node.uuid, None)
             self.rt.note(f"node {node.uuid}: deleted in {node.provision_state}")
         self._notify(node.uuid)
+        if node.instance_uuid is not None and self.on_instance_released is not None:
+            self.on_instance_released(node.instance_uuid, node.uuid)
 
     async def set_maintenance(
         self, ctx: RequestContext, ident: str, on: bool, reason: str | None = None

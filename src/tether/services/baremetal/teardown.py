@@ -43,10 +43,13 @@ class TeardownMixin(CleaningMixin, VifsMixin):
 
     async def _forget_instance(self, uuid: str) -> None:
         async with self.store.begin() as conn:
+            node = await repos.nodes.get(conn, uuid)
             forgotten = await repos.nodes.update(
                 conn, uuid, expect={"provision_state": DELETING},
                 instance_uuid=None, instance_info={}, updated_at=self.now(),
             )
-        if not forgotten:
+        if not forgotten or node is None:
             raise NodeChanged(uuid)
         self._notify(uuid)
+        if node.instance_uuid is not None and self.on_instance_released is not None:
+            self.on_instance_released(node.instance_uuid, uuid)

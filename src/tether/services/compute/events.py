@@ -118,8 +118,12 @@ class EventOps:
             await self.give_back_port(ours[port_id])
             changed = True
         # Every port the instance lists is plugged (zombie-interface, second half); a
-        # bare-metal instance that lost its node is the association reconciler's to end.
+        # bare-metal instance that lost its node is ended by ``node_released``.
         if instance.vm_state == vm.ACTIVE and await self._still_placed(instance):
+            if instance.is_baremetal and self.rt.locks.is_locked("node", instance.node or ""):
+                # rule 4 (found by the explorer): the node's conductor holds it, a tear-down
+                # detaching every VIF; it ends the instance when it forgets it (node_released).
+                return changed
             for port_id in sorted(set(cached) & set(ours) - plugged):
                 await self._plug(instance, ours[port_id])
                 changed = True

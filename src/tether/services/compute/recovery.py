@@ -41,6 +41,10 @@ class RecoveryOps:
         async with self.store.begin() as conn:
             live = await repos.instances.find(conn, deleted=False)
         for instance in live:
+            if instance.is_baremetal and instance.node and not await self._still_placed(instance):
+                # A node deleted or torn down just before the crash: its notice died with us.
+                await self.node_released(instance.uuid, instance.node)
+                continue
             await self.reconcile_network(instance.uuid)
 
     async def _recover_build(self: ComputeService, uuid: str, request_id: str) -> None:
@@ -96,10 +100,22 @@ class RecoveryOps:
         if not self.rt.locks.try_acquire("instance", uuid):
             return False
         try:
-            instance = await self._live_instance(uuid)
-            if instance is None or instance.node != node_uuid or instance.task_state is not None:
-                return False
-            await self._fail_instance(uuid, "", ce.NodeLost(node=node_uuid, instance_uuid=uuid))
-            return True
+            return await self._lose_node(uuid, node_uuid)
         finally:
             self.rt.locks.release("instance", uuid)
+
+    async def node_released(self: ComputeService, uuid: str, node_uuid: str) -> bool:
+        """The node's tear-down forgot the instance: unless an operation of ours ends it, it is lost.
+
+        rule 3: an operator's undeploy under a running instance ends that
+        instance now (NodeLost), not when the association reconciler comes by.
+        """
+        async with self.rt.locks.hold("instance", uuid):
+            return await self._lose_node(uuid, node_uuid)
+
+    async def _lose_node(self: ComputeService, uuid: str, node_uuid: str) -> bool:
+        instance = await self._live_instance(uuid)
+        if instance is None or instance.node != node_uuid or instance.task_state is not None:
+            return False  # gone, moved on, or owned by a build or delete that ends it
+        await self._fail_instance(uuid, "", ce.NodeLost(node=node_uuid, instance_uuid=uuid))
+        return True

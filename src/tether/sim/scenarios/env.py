@@ -38,6 +38,9 @@ class Env:
     steps: list[StepRecord] = field(default_factory=list)
     outcomes: dict[str, str] = field(default_factory=dict)
     network: str = "private"
+    # How often a waiting user looks again even without a notification. The explorer
+    # lengthens it: each extra look is one more step to interleave, and finds nothing new.
+    poll_seconds: float = SETTLE_POLL
 
     # -- bookkeeping ------------------------------------------------------------------
 
@@ -69,9 +72,20 @@ class Env:
             self._failed(f"boot {name}", error)
             return
         self.names[name] = instance.uuid
+        self.cloud.rt.notify(("env.name", name))
         self.step(f"boot {name}: accepted as {instance.uuid}")
         if wait:
             await self.wait_settled(name)
+
+    async def wait_known(self, name: str, timeout: float = 60.0) -> bool:
+        """Wait until a concurrent step has created ``name`` (a server being booted)."""
+        rt = self.cloud.rt
+        deadline = rt.now() + timeout
+        while name not in self.names:
+            if rt.now() >= deadline:
+                return False
+            await rt.wait(("env.name", name), deadline - rt.now())
+        return True
 
     async def wait_settled(self, name: str, timeout: float = 7200.0) -> str:
         """Poll like `openstack server create --wait`: until the server leaves BUILD and its task."""
@@ -86,7 +100,7 @@ class Env:
                 return "DELETED"
             if (instance.status != "BUILD" and instance.task_state is None) or rt.now() >= deadline:
                 break
-            await rt.wait(("instance", instance.uuid), SETTLE_POLL)
+            await rt.wait(("instance", instance.uuid), self.poll_seconds)
         fault = await compute.server_fault(self.ctx, instance.uuid)
         where = f" on {instance.node}" if instance.node else ""
         text = f"server {name}: {instance.status}{where}"
@@ -169,6 +183,14 @@ class Env:
             return
         self.step(f"node {node} put in maintenance and deleted")
 
+    async def set_maintenance(self, node: str, on: bool) -> None:
+        try:
+            await self.cloud.baremetal.set_maintenance(self.ctx, self.id(node), on, "scenario" if on else None)
+        except TetherError as error:
+            self._failed(f"maintenance {'on' if on else 'off'} {node}", error)
+            return
+        self.step(f"node {node} maintenance {'on' if on else 'off'}")
+
     async def wait_node(self, node: str, state: str, timeout: float = 3600.0) -> bool:
         rt = self.cloud.rt
         deadline = rt.now() + timeout
@@ -176,7 +198,7 @@ class Env:
             found = await self.cloud.baremetal.find_node(self.id(node))
             if found is not None and found.provision_state == state:
                 return True
-            await rt.wait(self.cloud.baremetal.node_key(self.id(node)), SETTLE_POLL)
+            await rt.wait(self.cloud.baremetal.node_key(self.id(node)), self.poll_seconds)
         return False
 
     async def node_state(self, node: str) -> str:

@@ -19,6 +19,7 @@ class Timed:
     at: float
     name: str
     action: Action
+    operations: tuple[str, ...] = ()  # what the actor does (``operations.OPERATIONS``), for coverage
 
 
 @dataclass(frozen=True)
