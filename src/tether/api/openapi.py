@@ -21,7 +21,7 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute, iter_route_contexts
 from pydantic import BaseModel
 
-from tether.api import versions
+from tether.api import paths, versions
 
 TOKEN_SCHEME = "keystone_token"
 JSON = "application/json"
@@ -124,9 +124,9 @@ def _microversions(major: int, low: tuple[int, int], high: tuple[int, int]) -> l
 
 # The header each microversioned service reads first, and the versions it honours.
 _MICROVERSION_HEADERS = {
-    "/compute/v2.1/": header("X-OpenStack-Nova-API-Version",
+    f"{paths.PREFIXES['compute']}/": header("X-OpenStack-Nova-API-Version",
                              {"type": "string", "enum": _microversions(2, versions.COMPUTE_MIN, versions.COMPUTE_MAX)}),
-    "/baremetal/v1/": header("X-OpenStack-Ironic-API-Version",
+    f"{paths.PREFIXES['baremetal']}/": header("X-OpenStack-Ironic-API-Version",
                              {"type": "string",
                               "enum": _microversions(1, versions.BAREMETAL_MIN, versions.BAREMETAL_MAX)}),
 }
