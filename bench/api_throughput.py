@@ -51,6 +51,7 @@ class Measured:
     latencies: list[float]  # of each server create, in seconds
     client_cpu: float  # CPU seconds the openstacksdk clients spent per operation
     server_cpu: float  # CPU seconds the server spent per operation
+    requests: float  # HTTP requests per operation (polls included)
 
 
 def server_cpu_seconds(pid: int) -> float:
@@ -86,26 +87,37 @@ def _run(cloud: LiveCloud, kind: str, concurrency: int, processes: int, job: dic
     latencies: list[float] = []
     done = 0
     client_cpu = 0.0
+    sent = 0
     for _ in workers:
-        count, measured, cpu = results.get()
+        count, measured, cpu, requests = results.get()
         done += count
         client_cpu += cpu
+        sent += requests
         latencies.extend(measured)
     elapsed = time.perf_counter() - began
     server = server_cpu_seconds(cloud.process.pid) - server_began
     for worker in workers:
         worker.join()
-    return Measured(done / elapsed, latencies, client_cpu / max(done, 1), server / max(done, 1))
+    return Measured(done / elapsed, latencies, client_cpu / max(done, 1), server / max(done, 1),
+                    sent / max(done, 1))
 
 
 def _client(clouds_yaml: str, kind: str, threads: int, job: dict[str, Any], ready: Any, counter: Any,
             results: Any) -> None:
     config = openstack.config.OpenStackConfig(config_files=[clouds_yaml]).get_one("tether")
     connections = [openstack.connection.Connection(config=config) for _ in range(threads)]
+    sent = [0]
+    sent_lock = threading.Lock()
+
+    def tally(response: Any, *args: Any, **kwargs: Any) -> None:
+        with sent_lock:
+            sent[0] += 1
+
     for connection in connections:
         # A password check costs ~0.3 s of argon2, as keystone's bcrypt does: pay it before the clock starts.
         connection.authorize()
         connection.network.get("/extensions")
+        connection.session.session.hooks["response"].append(tally)
     first = connections[0]
     if kind == "cycles":
         image = first.image.find_image("cirros")
@@ -168,10 +180,11 @@ def _client(clouds_yaml: str, kind: str, threads: int, job: dict[str, Any], read
                 count[0] += 1
 
     ready.wait()
+    sent[0] = 0
     cpu = time.process_time()
     with ThreadPoolExecutor(threads) as pool:
         list(pool.map(cycle_worker if kind == "cycles" else floor_worker, range(threads)))
-    results.put((count[0], latencies, time.process_time() - cpu))
+    results.put((count[0], latencies, time.process_time() - cpu, sent[0]))
 
 
 def main() -> None:
@@ -193,7 +206,8 @@ def main() -> None:
                       f"  create p50 {statistics.median(run.latencies) * 1000:6.1f} ms"
                       f"  p99 {percentile(run.latencies, 0.99) * 1000:6.1f} ms"
                       f"  ({run.rate / base.rate:.3f} of the floor)"
-                      f"  CPU/cycle: server {run.server_cpu * 1000:5.1f} ms, clients {run.client_cpu * 1000:5.1f} ms")
+                      f"  CPU/cycle: server {run.server_cpu * 1000:5.1f} ms, clients {run.client_cpu * 1000:5.1f} ms"
+                      f"  {run.requests:4.1f} requests/cycle")
         run = cycles(cloud, 4, 40, "baremetal", "bm", processes)
         print(f"bare-metal cycles, concurrency 4:  {run.rate:8.1f} cycles/s"
               f"  create p99 {percentile(run.latencies, 0.99) * 1000:6.1f} ms"

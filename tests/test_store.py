@@ -32,6 +32,38 @@ async def test_conditional_update_changes_only_when_expectation_holds(database) 
         assert (await repos.ports.get(conn, "p1")).device_id == "i1"
 
 
+async def test_tally_counts_matching_rows_per_group(database) -> None:
+    store = Store(database, Runtime())
+    async with store.begin() as conn:
+        for n, (network, status) in enumerate([("n1", "ACTIVE"), ("n1", "ACTIVE"), ("n1", "DOWN"),
+                                               ("n2", "ACTIVE"), ("n2", "DOWN")]):
+            await repos.ports.add(conn, Port(id=f"p{n}", name="", network_id=network, project_id="pr",
+                                             mac_address=f"fa:16:3e:00:00:0{n}", status=status))
+    async with store.begin() as conn:
+        by_network = await repos.ports.tally(conn, ("network_id", "status"), project_id="pr")
+        active = await repos.ports.tally(conn, ("network_id",), status="ACTIVE")
+        none = await repos.ports.tally(conn, ("network_id",), project_id="other")
+    assert by_network == [("n1", "ACTIVE", 2), ("n1", "DOWN", 1), ("n2", "ACTIVE", 1), ("n2", "DOWN", 1)]
+    assert active == [("n1", 2), ("n2", 1)]
+    assert none == []
+
+
+async def test_a_failed_block_leaves_nothing_and_the_next_transaction_works(database) -> None:
+    store = Store(database, Runtime())
+    with pytest.raises(RuntimeError, match="boom"):
+        async with store.begin() as conn:
+            await repos.ports.add(conn, Port(id="p1", name="", network_id="n1", project_id="pr",
+                                             mac_address="fa:16:3e:00:00:01"))
+            raise RuntimeError("boom")
+    async with store.begin() as conn:
+        assert await repos.ports.get(conn, "p1") is None
+        with pytest.raises(RuntimeError, match="already open"):
+            async with store.begin():
+                pass
+    async with store.begin() as conn:
+        assert await repos.ports.count(conn) == 0
+
+
 async def test_database_refuses_two_ports_with_one_mac_on_a_network(database) -> None:
     store = Store(database, Runtime())
     with pytest.raises(IntegrityError):

@@ -13,9 +13,9 @@ class Usage:
     memory_mb: int = 0
     local_gb: int = 0
 
-    def plus(self, flavor: Flavor) -> Usage:
-        return Usage(self.vcpus + flavor.vcpus, self.memory_mb + flavor.ram,
-                     self.local_gb + flavor.disk + flavor.ephemeral)
+    def plus(self, flavor: Flavor, times: int = 1) -> Usage:
+        return Usage(self.vcpus + times * flavor.vcpus, self.memory_mb + times * flavor.ram,
+                     self.local_gb + times * (flavor.disk + flavor.ephemeral))
 
 
 def fits(hypervisor: Hypervisor, used: Usage, flavor: Flavor) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import Connection, Engine, create_engine, event
@@ -59,6 +59,7 @@ class Database:
         self._write_lock = asyncio.Lock() if self.is_sqlite else None
         self._sqlite: Engine | None = None
         self._sqlite_held: Connection | None = None
+        self._inline: InlineConnection | None = None
         if self.is_sqlite:
             in_memory = make_url(target).database in (None, "", ":memory:")
             # One connection: a memory database lives exactly as long as it (scenarios, the explorer).
@@ -86,57 +87,91 @@ class Database:
             )
 
     async def create_schema(self) -> None:
-        async with self._transaction() as conn:
+        async with self.begin() as conn:
             await conn.run_sync(metadata.create_all)
             present = (await conn.execute(schema_version.select())).first()
             if present is None:
                 await conn.execute(schema_version.insert().values(version=SCHEMA_VERSION))
-
-    def _sqlite_connection(self) -> Connection:
-        # Held for the process's life: checking a connection out of the pool per transaction
-        # costs more than the statements of most transactions.
-        if self._sqlite_held is None:
-            self._sqlite_held = self._sqlite.connect()  # type: ignore[union-attr]
-        return self._sqlite_held
 
     async def dispose(self) -> None:
         if self._sqlite is not None:
             if self._sqlite_held is not None:
                 self._sqlite_held.close()
                 self._sqlite_held = None
+                self._inline = None
             self._sqlite.dispose()
         else:
             await self.engine.dispose()
 
-    @asynccontextmanager
-    async def begin(self) -> AsyncIterator[StoreConnection]:
-        if in_transaction.get():
-            # One transaction per unit of work; nesting would deadlock SQLite's single writer.
-            raise RuntimeError("a transaction is already open in this task")
-        if self._write_lock is not None:
-            async with self._write_lock, self._transaction() as conn:
-                yield conn
-        else:
-            async with self._transaction() as conn:
-                yield conn
+    def begin(self) -> AbstractAsyncContextManager[StoreConnection]:
+        """One transaction: committed when the block ends, rolled back when it raises."""
+        if self._sqlite is not None:
+            return _InlineTransaction(self)
+        return self._pooled_transaction()
+
+    def _inline_connection(self) -> InlineConnection:
+        # Held for the process's life: checking a connection out of the pool per transaction
+        # costs more than the statements of most transactions.
+        if self._inline is None:
+            self._sqlite_held = self._sqlite.connect()  # type: ignore[union-attr]
+            self._inline = InlineConnection(self._sqlite_held)
+        return self._inline
+
+    def _sqlite_connection(self) -> Connection:
+        return self._inline_connection().sync_connection
 
     @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[StoreConnection]:
+    async def _pooled_transaction(self) -> AsyncIterator[StoreConnection]:
+        _refuse_nesting()
         token = in_transaction.set(True)
         try:
-            if self._sqlite is not None:
-                conn = InlineConnection(self._sqlite_connection())
-                try:
-                    yield conn  # type: ignore[misc]
-                except BaseException:
-                    conn.rollback()
-                    raise
-                conn.commit()
-            else:
-                async with self.engine.begin() as conn:
-                    yield PooledConnection(conn)  # type: ignore[misc]
+            async with self.engine.begin() as conn:
+                yield PooledConnection(conn)  # type: ignore[misc]
         finally:
             in_transaction.reset(token)
+
+
+def _refuse_nesting() -> None:
+    if in_transaction.get():
+        # One transaction per unit of work; nesting would deadlock SQLite's single writer.
+        raise RuntimeError("a transaction is already open in this task")
+
+
+class _InlineTransaction:
+    """A SQLite transaction, one at a time under the write lock.
+
+    A class rather than a generator-based context manager: a VM's build runs a
+    dozen of these, and three nested generators cost more than most of their statements.
+    """
+
+    __slots__ = ("_database", "_token")
+
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    async def __aenter__(self) -> StoreConnection:
+        _refuse_nesting()
+        await self._database._write_lock.acquire()  # type: ignore[union-attr]
+        self._token = in_transaction.set(True)
+        try:
+            return self._database._inline_connection()  # type: ignore[return-value]
+        except BaseException:
+            self._end()
+            raise
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: Any) -> None:
+        try:
+            conn = self._database._inline_connection()
+            if kind is None:
+                conn.commit()
+            else:
+                conn.rollback()
+        finally:
+            self._end()
+
+    def _end(self) -> None:
+        in_transaction.reset(self._token)
+        self._database._write_lock.release()  # type: ignore[union-attr]
 
 
 class StoreConnection(Protocol):
@@ -249,8 +284,6 @@ class Store:
         self.database = database
         self.rt = runtime
 
-    @asynccontextmanager
-    async def begin(self) -> AsyncIterator[StoreConnection]:
+    def begin(self) -> AbstractAsyncContextManager[StoreConnection]:
         self.rt.ensure_alive()
-        async with self.database.begin() as conn:
-            yield conn
+        return self.database.begin()

@@ -24,6 +24,9 @@ class Repository(Generic[T]):
         self.cls = cls
         self.key = key
         self._columns = [column.name for column in table.columns]
+        # A row builds its entity positionally when the columns are the dataclass's leading fields.
+        leading = [f.name for f in dataclasses.fields(cls)][:len(self._columns)]  # type: ignore[arg-type]
+        self._positional = leading == self._columns
         self._order = key or table.primary_key.columns.keys()[0]
         self._renderers: dict[str, Renderer] = {}
         self._cache: dict[tuple[Any, ...], Prepared] = {}
@@ -50,7 +53,10 @@ class Repository(Generic[T]):
         return prepared
 
     def _entity(self, prepared: Prepared, values: Any) -> T:
-        return self.cls(**dict(zip(self._columns, prepared.row(values), strict=True)))
+        row = prepared.row(values)
+        if self._positional:
+            return self.cls(*row)
+        return self.cls(**dict(zip(self._columns, row, strict=True)))
 
     async def get(self, conn: StoreConnection, key: Any, lock: str | None = None) -> T | None:
         """``lock`` is None, "share" or "update": a row lock on PostgreSQL (SQLite has one writer anyway)."""
@@ -76,6 +82,12 @@ class Repository(Generic[T]):
     async def first(self, conn: StoreConnection, **filters: Any) -> T | None:
         found = await self.find(conn, limit=1, **filters)
         return found[0] if found else None
+
+    async def tally(self, conn: StoreConnection, by: tuple[str, ...], **filters: Any) -> list[tuple[Any, ...]]:
+        """How many rows match, per distinct value of the ``by`` columns: ``(*values, count)`` each."""
+        shape, values = filter_shape(filters)
+        prepared = self._prepared(conn, ("tally", by, shape), lambda r: r.tally(shape, by))
+        return [tuple(prepared.row(row)) for row in await conn.fetch(prepared.sql, prepared.parameters(values))]
 
     async def count(self, conn: StoreConnection, **filters: Any) -> int:
         shape, values = filter_shape(filters)

@@ -40,11 +40,13 @@ class NodeVanished(Exception):
 class BuildOps:
     async def _build(self: ComputeService, uuid: str, request_id: str) -> None:
         async with self.rt.locks.hold("instance", uuid):
-            instance = await self._live_instance(uuid)
-            if instance is None:
-                return
+            async with self.store.begin() as conn:
+                instance = await repos.instances.get(conn, uuid)
+                if instance is None or instance.deleted:
+                    return
+                flavor = await repos.flavors.get(conn, instance.flavor_id)
             try:
-                await self._run_build(instance, request_id)
+                await self._run_build(instance, flavor, request_id)
             except NodeVanished as vanished:
                 if STUCK_BUILD in self.rt.bugs:
                     await self._lose_track_of_build(instance, request_id, vanished)
@@ -58,10 +60,11 @@ class BuildOps:
             except Exception as error:
                 await self._fail_instance(uuid, request_id, error)
 
-    async def _run_build(self: ComputeService, instance: Instance, request_id: str) -> None:
-        async with self.store.begin() as conn:
-            flavor = await self._get_flavor(conn, instance.flavor_id)
-        self._abort_if_deleting(await self._live_instance(instance.uuid), instance.uuid)
+    async def _run_build(self: ComputeService, instance: Instance, flavor: Flavor | None, request_id: str) -> None:
+        """``instance`` and its ``flavor`` as read under the instance lock, with no checkpoint since."""
+        if flavor is None:
+            raise ce.FlavorNotFound(flavor_id=instance.flavor_id)
+        self._abort_if_deleting(instance, instance.uuid)
         if flavor.is_baremetal:
             instance = await self._claim_node(instance, flavor)
         else:
@@ -95,12 +98,15 @@ class BuildOps:
         async with self.store.begin() as conn:
             hypervisors = await repos.hypervisors.find(conn, order_by=("hostname",))
             flavors = {known.id: known for known in await repos.flavors.find(conn)}
+            # Counted by the database: reading every live instance would cost each build O(instances).
+            placed = await repos.instances.tally(conn, ("host", "flavor_id"), deleted=False, is_baremetal=False)
             usage: dict[str, Usage] = {}
-            for other in await repos.instances.find(conn, deleted=False):
-                if other.host and not other.is_baremetal and other.uuid != instance.uuid:
-                    other_flavor = flavors.get(other.flavor_id)
-                    if other_flavor is not None:
-                        usage[other.host] = usage.get(other.host, Usage()).plus(other_flavor)
+            for host, flavor_id, count in placed:
+                if host == instance.host and flavor_id == instance.flavor_id:
+                    count -= 1  # not a neighbour of itself
+                other_flavor = flavors.get(flavor_id)
+                if host and other_flavor is not None and count > 0:
+                    usage[host] = usage.get(host, Usage()).plus(other_flavor, count)
             chosen = choose_hypervisor(hypervisors, usage, flavor)
             if chosen is None:
                 raise ce.NoValidHost(reason="There are not enough hosts available.")

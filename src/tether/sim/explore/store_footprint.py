@@ -2,7 +2,7 @@
 
 On SQLite the repositories send SQL text that ``store.statements`` rendered
 (one table, a conjunction of ``"col" = ?``, ``"col" IN (?, ...)`` and
-``"col" IS NULL``) straight to one sqlite3 connection, so SQLAlchemy's events
+``"col" IS NULL``, perhaps grouped) straight to one sqlite3 connection, so SQLAlchemy's events
 never see them. ``RecordingDatabase`` hands out transactions whose
 connection reads that text back into row predicates and row images before it
 runs it. Whatever it cannot read (a Core statement, an unknown shape) makes
@@ -31,7 +31,8 @@ from tether.store.database import Database, StoreConnection
 from tether.store.tables import metadata
 
 _NAME = r'"(\w+)"'
-_SELECT = re.compile(rf"^SELECT (?P<columns>.+?) FROM {_NAME}(?P<where>.*?)(?: ORDER BY .*?)?(?: LIMIT \d+)?$")
+_SELECT = re.compile(
+    rf"^SELECT (?P<columns>.+?) FROM {_NAME}(?P<where>.*?)(?: GROUP BY .*?)?(?: ORDER BY .*?)?(?: LIMIT \d+)?$")
 _INSERT = re.compile(rf"^INSERT INTO {_NAME} \((?P<columns>[^)]*)\) VALUES \([^)]*\)(?: RETURNING {_NAME})?$")
 _UPDATE = re.compile(rf"^UPDATE {_NAME} SET (?P<set>.+?)(?P<where>(?: WHERE .*)?)$")
 _DELETE = re.compile(rf"^DELETE FROM {_NAME}(?P<where>.*)$")
