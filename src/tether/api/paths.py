@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from tether.api.direct_route import DirectRoute
+
 PREFIXES = {
     "identity": "/identity",
     "compute": "/compute/v2.1",
@@ -20,9 +22,9 @@ PREFIXES = {
 
 def router(service: str) -> APIRouter:
     """A router for routes under ``service``'s prefix."""
-    return APIRouter(prefix=PREFIXES[service], tags=[service])
+    return APIRouter(prefix=PREFIXES[service], tags=[service], route_class=DirectRoute)
 
 
 def roots(service: str) -> APIRouter:
     """A router for ``service``'s version documents, above its prefix (/compute, /compute/v2.1)."""
-    return APIRouter(tags=["discovery", service])
+    return APIRouter(tags=["discovery", service], route_class=DirectRoute)
