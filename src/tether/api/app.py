@@ -41,7 +41,7 @@ SERVICES: dict[str, tuple[APIRouter, ...]] = {
 
 def _error(request: Request, status: int, message: str, kind: str | None = None,
            headers: dict[str, str] | None = None) -> JSONResponse:
-    service = service_of(request.url.path)
+    service = service_of(request.scope["path"])  # not request.url: it parses the whole URL
     return JSONResponse(error_body(service, status, message, kind), status_code=status, headers=headers)
 
 

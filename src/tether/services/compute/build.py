@@ -70,7 +70,7 @@ class BuildOps:
         else:
             instance = await self._claim_hypervisor(instance, flavor)
         await self.rt.checkpoint("compute.build.after_schedule")
-        await self._set_task_state(instance.uuid, vm.NETWORKING)
+        await self._set_task_state(instance, vm.NETWORKING)
         ports = await self._allocate_ports(instance)
         await self.rt.checkpoint("compute.build.before_vif_plug")
         self._abort_if_deleting(await self._live_instance(instance.uuid), instance.uuid)
@@ -84,13 +84,15 @@ class BuildOps:
         if instance is None or instance.task_state == vm.DELETING or instance.vm_state in (vm.ERROR, vm.DELETED):
             raise ce.ProvisioningAborted(instance_uuid=uuid)
 
-    async def _set_task_state(self: ComputeService, uuid: str, task_state: str) -> None:
+    async def _set_task_state(self: ComputeService, instance: Instance, task_state: str) -> None:
+        """Move the build on, unless someone else changed the task state since this build set it:
+        a delete that already started wins, and its task_state is never overwritten."""
         async with self.store.begin() as conn:
-            current = await repos.instances.get(conn, uuid)
-            # A delete that already started wins: never overwrite its task_state.
-            if current is not None and current.task_state != vm.DELETING:
-                await repos.instances.update(conn, uuid, expect={"vm_state": vm.BUILDING},
-                                             task_state=task_state, updated_at=self.now())
+            moved = await repos.instances.update(conn, instance.uuid,
+                                                 expect={"vm_state": vm.BUILDING, "task_state": instance.task_state},
+                                                 task_state=task_state, updated_at=self.now())
+        if moved:
+            instance.task_state = task_state
 
     # -- scheduling ---------------------------------------------------------------
 
@@ -165,7 +167,7 @@ class BuildOps:
         self.hypervisor.create_domain(host, instance.uuid)
         for port in ports:
             self.hypervisor.plug(host, instance.uuid, port.id, port.mac_address)
-        await self._set_task_state(instance.uuid, vm.SPAWNING)
+        await self._set_task_state(instance, vm.SPAWNING)
         await self.rt.checkpoint("compute.build.wait_vif_plugged")
         deadline = self.now() + self.vif_plug_timeout
         waiting = {port.id for port in ports}
@@ -203,7 +205,7 @@ class BuildOps:
                     await network_info.refresh_vif(conn, instance.uuid, refreshed)
         await self.rt.checkpoint("compute.build.before_node_deploy")
         self._abort_if_deleting(await self._live_instance(instance.uuid), instance.uuid)
-        await self._set_task_state(instance.uuid, vm.SPAWNING)
+        await self._set_task_state(instance, vm.SPAWNING)
         try:
             await self.baremetal.set_provision_state(self._internal(instance), node_uuid, "active")
         except be.NodeNotFound:
@@ -253,7 +255,7 @@ class BuildOps:
                 deadline=None, updated_at=now)
             if not changed or (instance is not None and instance.task_state == vm.DELETING):
                 raise ce.ProvisioningAborted(instance_uuid=uuid)
-            await records.finish_action(conn, request_id, uuid, now)
+            await records.finish_action(conn, request_id, uuid, now, instance=instance)
             await intents.forget(conn, f"build:{uuid}")
         self.rt.note(f"server {instance.name if instance else uuid} ACTIVE")
         self.rt.notify(("instance", uuid))

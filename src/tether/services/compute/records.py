@@ -5,7 +5,7 @@ from __future__ import annotations
 import traceback
 from typing import TYPE_CHECKING
 
-from tether.domain.compute import ActionEvent, InstanceAction, InstanceFault
+from tether.domain.compute import ActionEvent, Instance, InstanceAction, InstanceFault
 from tether.domain.errors import TetherError
 from tether.services.context import RequestContext
 from tether.store import repos
@@ -30,11 +30,13 @@ async def start_action(
 
 async def finish_action(
     conn: StoreConnection, request_id: str, instance_uuid: str, now: float,
-    error: BaseException | None = None,
+    error: BaseException | None = None, instance: Instance | None = None,
 ) -> None:
+    """``instance``, when given, is the row as this transaction already read it."""
     result = "Success" if error is None else "Error"
     trace = None if error is None else "".join(traceback.format_exception_only(error)).strip()
-    instance = await repos.instances.get(conn, instance_uuid)
+    if instance is None:
+        instance = await repos.instances.get(conn, instance_uuid)
     # As nova records it: the compute host the event ran on, if the instance reached one.
     host = instance.host if instance is not None else None
     await repos.action_events.update_where(
