@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 COMPUTE_MIN, COMPUTE_MAX = (2, 1), (2, 96)
 BAREMETAL_MIN, BAREMETAL_MAX = (1, 1), (1, 99)
@@ -36,8 +37,14 @@ class Microversion:
         return f"{self.major}.{self.minor}"
 
     def at_least(self, text: str) -> bool:
-        major, minor = (int(part) for part in text.split("."))
-        return (self.major, self.minor) >= (major, minor)
+        return (self.major, self.minor) >= _parsed(text)
+
+
+@lru_cache(maxsize=256)
+def _parsed(text: str) -> tuple[int, int]:
+    # The views ask a dozen times a request, always with one of a few literals.
+    major, minor = text.split(".")
+    return int(major), int(minor)
 
 
 def negotiate(service: str, requested: str | None, low: tuple[int, int], high: tuple[int, int],
