@@ -50,7 +50,7 @@ class TeardownOps:
         now = self.now()
         async with self.store.begin() as conn:
             # Finished before the host is cleared: the event keeps the host the delete ran on.
-            await records.finish_action(conn, request_id, instance.uuid, now)
+            await records.finish_action(conn, request_id, instance.uuid, now, instance=instance)
             await repos.instances.update(
                 conn, instance.uuid, vm_state=vm.DELETED, task_state=None, power_state=vm.NOSTATE,
                 deleted=True, deleted_at=now, host=None, node=None, deadline=None, updated_at=now)
