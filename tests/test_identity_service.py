@@ -11,7 +11,9 @@ from argon2 import PasswordHasher, profiles
 
 from tether.domain.errors import identity as errors
 from tether.domain.identity import Token
+from tether.services.identity import passwords as passwords_module
 from tether.services.identity.catalog import build_catalog
+from tether.services.identity.passwords import Passwords
 from tether.services.identity.service import IdentityService
 from tether.services.identity.token_format import token_body
 from tether.services.identity.tokens import TokenCache, token_digest
@@ -114,6 +116,16 @@ async def test_stored_hash_is_argon2_and_never_the_password(database) -> None:
     assert "m=65536,t=3,p=4" in stored.password_hash
     assert "correct horse" not in stored.password_hash
     assert "correct horse" not in repr(stored) and stored.password_hash not in repr(stored)
+
+
+async def test_passwords_hashed_early_are_the_hashes_later_asked_for() -> None:
+    # `tether serve` starts hashing the seed passwords on a thread before it imports the server.
+    passwords_module.hash_early("first", "second", "first", hasher=CHEAP)
+    passwords = Passwords(CHEAP)
+    first, second = await passwords.hash("first"), await passwords.hash("second")
+    assert not passwords_module._early  # both were taken from the early thread, none computed again
+    assert await passwords.verify(first, "first") and await passwords.verify(second, "second")
+    assert not await passwords.verify(first, "second")
 
 
 # -- authentication -------------------------------------------------------------

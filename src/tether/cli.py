@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+from functools import cache
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.text import Text
 
 from tether.config import DEFAULT_DATA_DIR, DataDir
 from tether.sim.bugs import BUGS
 from tether.sim.checkpoints import CHECKPOINTS, checkpoint_names
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 app = typer.Typer(help="Tether: an OpenStack-compatible control plane that does not leak.", no_args_is_help=True)
 faults_app = typer.Typer(help="Fault injection at named checkpoints.", no_args_is_help=True)
@@ -25,8 +27,15 @@ app.add_typer(bugs_app, name="bugs")
 app.add_typer(scenario_app, name="scenario")
 
 VIOLATIONS_FOUND = 3
-console = Console()
-errors = Console(stderr=True)
+
+
+# rich is imported when something is printed with it: `tether serve` prints nothing through it
+# and should not pay for importing it.
+@cache
+def _console(stderr: bool = False) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr)
 
 
 @faults_app.command("list")
@@ -87,6 +96,7 @@ def scenario_run(
 
 
 def _print_scenario(result) -> None:  # type: ignore[no-untyped-def]
+    console = _console()
     console.print(f"[bold]scenario[/bold] {result.scenario}")
     for step in result.steps:
         typer.echo(f"  t={step['at']:>7.1f}  {step['actor']:<28} {step['text']}")
@@ -157,8 +167,11 @@ def serve(
     if db is None and not DataDir(data_dir.expanduser()).database_file.exists():
         from tether.services.identity.passwords import hash_early
 
-        for password in (admin_password, demo_password):
-            hash_early(password)
+        hash_early(admin_password, demo_password)
+    # pydantic looks for its plugins among the entry points of every installed distribution
+    # when the first model is made (~30 ms of start-up); the server uses none. Whoever wants
+    # one says so: PYDANTIC_DISABLE_PLUGINS="" (or a list of the ones to leave out).
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from tether.server import ServeOptions, run
     from tether.sim.bugs import Bugs, UnknownBug
     from tether.sim.faults import FaultPlan, FaultRuleError
@@ -196,8 +209,11 @@ def check(
     if as_json:
         typer.echo(json.dumps({"violations": [v.as_dict() for v in violations]}, indent=2))
     elif not violations:
-        console.print("[green]no violations[/green]")
+        _console().print("[green]no violations[/green]")
     else:
+        from rich.text import Text
+
+        console = _console()
         for violation in violations:
             resources = " ".join(f"{key}={value}" for key, value in violation.resources.items())
             # One line each, never wrapped or cut short: operators copy the ids from here.
@@ -215,7 +231,9 @@ def _store_errors() -> tuple[type[BaseException], ...]:
 
 
 def _fail(error: BaseException) -> NoReturn:
-    errors.print(f"[red]error:[/red] {escape(str(error))}", soft_wrap=True)
+    from rich.markup import escape
+
+    _console(stderr=True).print(f"[red]error:[/red] {escape(str(error))}", soft_wrap=True)
     raise typer.Exit(2) from None
 
 

@@ -104,9 +104,24 @@ def model_schema(model: type[BaseModel]) -> Schema:
     return inline(schema)  # type: ignore[no-any-return]
 
 
+# Where ``model_body`` leaves a route's model for ``document`` to describe.
+_MODEL_BODY = "x-tether-model-body"
+
+
 def model_body(model: type[BaseModel]) -> Schema:
-    """The ``openapi_extra`` of a route whose JSON body ``model`` validates."""
-    return extra(json_body(model_schema(model)))
+    """The ``openapi_extra`` of a route whose JSON body ``model`` validates.
+
+    The model's schema is worked out by ``document``, when /openapi.json is
+    first asked for, rather than here, when the route is made at start-up.
+    """
+    return {_MODEL_BODY: model}
+
+
+def _describe_model_bodies(routes: Iterable[Any]) -> None:
+    for route in routes:
+        if isinstance(route, APIRoute) and route.openapi_extra and _MODEL_BODY in route.openapi_extra:
+            model = route.openapi_extra.pop(_MODEL_BODY)
+            route.openapi_extra.update(extra(json_body(model_schema(model))))
 
 
 # -- the whole document ---------------------------------------------------------------------
@@ -134,6 +149,7 @@ _MICROVERSION_HEADERS = {
 
 def document(app: FastAPI) -> Schema:
     """FastAPI's document, plus the token scheme and the microversion headers every route shares."""
+    _describe_model_bodies(app.routes)
     doc = get_openapi(title=app.title, version=app.version, openapi_version=app.openapi_version,
                       description=app.description, routes=app.routes)
     doc.setdefault("components", {})["securitySchemes"] = {TOKEN_SCHEME: {

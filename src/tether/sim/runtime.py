@@ -14,7 +14,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Callable, Coroutine, Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.sim.bugs import Bugs
 from tether.sim.checkpoints import is_checkpoint
@@ -22,7 +22,10 @@ from tether.sim.clock import Clock, RealClock
 from tether.sim.errors import CheckpointInTransaction, ControlPlaneCrash, InjectedFault
 from tether.sim.faults import FaultPlan
 from tether.sim.locks import LockTable
-from tether.sim.scheduler import Scheduler
+
+if TYPE_CHECKING:
+    # Only scenarios and the explorer run under a scheduler: a live cloud need not import it.
+    from tether.sim.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 

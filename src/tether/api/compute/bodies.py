@@ -13,7 +13,18 @@ import ipaddress
 import re
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetJsonSchemaHandler,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from tether.api.versions import Microversion
 from tether.domain.errors import compute as ce
@@ -190,6 +201,17 @@ class BlockDeviceMapping(Body):
     volume_type: Text255 | None = None
 
 
+class _NetworksSchema:
+    """The JSON schema of ``networks``: "auto", "none" or a list of network requests.
+
+    Worked out when the OpenAPI document asks for it, not when the model is made at start-up.
+    """
+
+    def __get_pydantic_json_schema__(self, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return {"anyOf": [{"type": "string", "enum": ["auto", "none"]},
+                          {"type": "array", "items": NetworkRequest.model_json_schema()}]}
+
+
 class SecurityGroupRef(Body):
     name: Name
 
@@ -201,10 +223,7 @@ class ServerCreate(Body):
     adminPass: StrictStr | None = None
     metadata: Metadata | None = None
     # "auto" | "none" | a list: checked by microversion in servers.py
-    networks: Annotated[Any, WithJsonSchema({"anyOf": [
-        {"type": "string", "enum": ["auto", "none"]},
-        {"type": "array", "items": NetworkRequest.model_json_schema()},
-    ]})] = None
+    networks: Annotated[Any, _NetworksSchema()] = None
     disk_config: Literal["AUTO", "MANUAL"] | None = Field(None, alias="OS-DCF:diskConfig")
     accessIPv4: StrictStr | None = None
     accessIPv6: StrictStr | None = None

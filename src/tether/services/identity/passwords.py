@@ -23,22 +23,28 @@ def _parameters(hasher: PasswordHasher) -> tuple[int, int, int]:
     return hasher.time_cost, hasher.memory_cost, hasher.parallelism
 
 
-def hash_early(password: str, hasher: PasswordHasher | None = None) -> None:
-    """Start hashing ``password`` on a thread now, for a ``Passwords.hash`` of it that will come.
+def hash_early(*passwords: str, hasher: PasswordHasher | None = None) -> None:
+    """Start hashing ``passwords`` on a thread now, for the ``Passwords.hash`` of each that will come.
 
-    A first ``tether serve`` hashes its seed users' passwords, ~0.3 s each;
-    argon2 releases the GIL, so this overlaps that with importing the server.
+    A first ``tether serve`` hashes its seed users' passwords, 0.2-0.3 s of
+    CPU each; argon2 releases the GIL, so this overlaps them with importing
+    the server. One thread hashes them in turn: on two cores, a thread each
+    would take the importing thread's core from it half the time, and the
+    import takes longer than both hashes.
     """
     hasher = hasher or PasswordHasher()
-    future: Future[str] = Future()
+    parameters = _parameters(hasher)
+    futures: dict[str, Future[str]] = {}
+    for password in passwords:
+        futures[password] = _early[(password, parameters)] = Future()
 
     def work() -> None:
-        try:
-            future.set_result(hasher.hash(password))
-        except Exception as error:
-            future.set_exception(error)
+        for password, future in futures.items():
+            try:
+                future.set_result(hasher.hash(password))
+            except Exception as error:
+                future.set_exception(error)
 
-    _early[(password, _parameters(hasher))] = future
     threading.Thread(target=work, name="hash-early", daemon=True).start()
 
 

@@ -1,0 +1,3 @@
+"""Tether: an OpenStack-compatible control plane that does not leak."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""The OpenStack-compatible HTTP API: one router per service, each with its own error envelope."""

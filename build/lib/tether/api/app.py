@@ -1,0 +1,119 @@
+"""The ASGI application: every service behind one port, a path prefix each.
+
+Each service is a FastAPI application of its own, holding its routes flat,
+and the middleware hands a request to the one its first path segment names:
+FastAPI matches routes one by one, and a request should be compared with its
+own service's routes only. An application of every route serves the OpenAPI
+document.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from tether import __version__
+from tether.api import baremetal, compute, identity, image, network, openapi, roots
+from tether.api.envelopes import error_body, service_of
+from tether.api.middleware import BodyTooLarge, TetherMiddleware
+from tether.domain.errors import TetherError
+
+if TYPE_CHECKING:
+    from tether.services.cloud import Cloud
+
+log = logging.getLogger(__name__)
+
+# service -> its routers, its version documents first
+SERVICES: dict[str, tuple[APIRouter, ...]] = {
+    "identity": identity.ROUTERS,
+    "compute": (roots.compute, *compute.ROUTERS),
+    "network": (roots.network, *network.ROUTERS),
+    "image": (roots.image, *image.ROUTERS),
+    "baremetal": (roots.baremetal, *baremetal.ROUTERS),
+}
+
+
+def _error(request: Request, status: int, message: str, kind: str | None = None,
+           headers: dict[str, str] | None = None) -> JSONResponse:
+    service = service_of(request.scope["path"])  # not request.url: it parses the whole URL
+    return JSONResponse(error_body(service, status, message, kind), status_code=status, headers=headers)
+
+
+def create_app(cloud: Cloud, base_url: str) -> Any:
+    """The whole API, as one ASGI application."""
+    services = {name: _service(cloud, base_url, name, openapi_url=None) for name in SERVICES}
+    return TetherMiddleware(services, _Documents(cloud, base_url))
+
+
+def _service(cloud: Cloud, base_url: str, *names: str, openapi_url: str | None) -> FastAPI:
+    app = _application(cloud, base_url, openapi_url)
+    for name in names:
+        for router in SERVICES[name]:
+            for route in router.routes:
+                # Taken as they are (their paths are whole, see ``paths``): ``include_router``
+                # would have FastAPI match the router's routes twice a request, to choose it and in it.
+                if not isinstance(route, APIRoute):
+                    raise TypeError(f"{route!r}: a service's routers hold plain API routes only")
+                app.router.routes.append(route)
+    return app
+
+
+class _Documents:
+    """Any path outside the services: /openapi.json, or a 404.
+
+    The application that holds every route, for the document, is built on
+    the first request here rather than at start-up, which it would slow.
+    """
+
+    def __init__(self, cloud: Cloud, base_url: str) -> None:
+        self.cloud, self.base_url = cloud, base_url
+        self.app: FastAPI | None = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if self.app is None:
+            self.app = _service(self.cloud, self.base_url, *SERVICES, openapi_url="/openapi.json")
+            openapi.install(self.app)
+        await self.app(scope, receive, send)
+
+
+def _application(cloud: Cloud, base_url: str, openapi_url: str | None) -> FastAPI:
+    # FastAPI's own OpenTelemetry hooks look up providers and the environment on every request
+    # (~30 us of a 170 us GET); nothing here exports traces, so they are off.
+    app = FastAPI(title="Tether", version=__version__, docs_url=None, redoc_url=None, openapi_url=openapi_url,
+                  description="OpenStack-compatible compute, network, image, bare-metal and identity APIs.",
+                  telemetry={"tracing": False, "metrics": False, "logs": False, "operation_spans": False})
+    app.state.cloud = cloud
+    app.state.base_url = base_url.rstrip("/")
+    @app.exception_handler(TetherError)
+    async def service_error(request: Request, error: TetherError) -> JSONResponse:
+        headers = {"WWW-Authenticate": f'Keystone uri="{app.state.base_url}/identity"'} \
+            if error.status == 401 else None
+        return _error(request, error.status, error.message, error.kind, headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, error: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}"
+                             for e in error.errors())
+        return _error(request, 400, f"Invalid input for operation: {problems}.", "HTTPBadRequest")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        message = "The resource could not be found." if error.status_code == 404 else str(error.detail)
+        return _error(request, error.status_code, message)
+
+    @app.exception_handler(BodyTooLarge)
+    async def too_large(request: Request, error: BodyTooLarge) -> JSONResponse:
+        return _error(request, 413, "Request is too large.")
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, error: Exception) -> JSONResponse:
+        log.exception("unexpected error serving %s %s", request.method, request.url.path)
+        return _error(request, 500, "An unexpected error prevented the server from fulfilling your request.")
+
+    return app

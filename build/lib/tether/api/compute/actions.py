@@ -1,0 +1,107 @@
+"""/servers/{id}/os-instance-actions: what `openstack server event list|show` reads.
+
+From 2.21 a deleted server's actions stay readable; from 2.51 its owner sees
+the events (without tracebacks); from 2.62 events carry an obfuscated hostId
+(and the host, for admins); from 2.84 admins see each event's details.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Depends, Request
+from fastapi.responses import JSONResponse
+
+from tether.api import openapi, paths
+from tether.api.compute import views
+from tether.api.compute.bodies import fail
+from tether.api.compute.paging import last, limit_and_marker, next_links, timestamp
+from tether.api.deps import caller, cloud
+from tether.api.versions import Microversion
+from tether.domain.compute import ActionEvent, InstanceAction
+from tether.services.context import RequestContext
+
+router = paths.router("compute")
+
+
+def action_body(action: InstanceAction, version: Microversion) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "action": action.action,
+        "instance_uuid": action.instance_uuid,
+        "request_id": action.request_id,
+        "user_id": action.user_id,
+        "project_id": action.project_id,
+        "start_time": views.naive_time(action.start_time),
+        "message": action.message,
+    }
+    if version.at_least("2.58"):
+        body["updated_at"] = views.naive_time(action.updated_at)
+    return body
+
+
+def event_body(event: ActionEvent, project_id: str, version: Microversion, admin: bool) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "event": event.event,
+        "start_time": views.naive_time(event.start_time),
+        "finish_time": views.naive_time(event.finish_time),
+        "result": event.result,
+    }
+    if admin:  # os_compute_api:os-instance-actions:events
+        body["traceback"] = event.traceback
+        if version.at_least("2.62"):
+            body["host"] = event.host or ""  # nova's schema: a string; "" as its hostId has for no host
+    if version.at_least("2.62"):
+        body["hostId"] = views.host_id(event.host, project_id)
+    if admin and version.at_least("2.84"):  # os_compute_api:os-instance-actions:events:details
+        body["details"] = failure_details(event)
+    return body
+
+
+def failure_details(event: ActionEvent) -> str | None:
+    """The message of the error that failed the event, as nova's event details (no traceback)."""
+    if event.result != "Error" or not event.traceback:
+        return None
+    first = event.traceback.splitlines()[-1]
+    _, _, message = first.partition(": ")
+    return message or first
+
+
+@router.get("/servers/{server_id}/os-instance-actions", openapi_extra=openapi.extra(params=openapi.query({
+    "limit": openapi.LIMIT, "marker": openapi.STRING, "changes-since": openapi.DATE_TIME,
+    "changes-before": openapi.DATE_TIME})))
+async def list_actions(server_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    version: Microversion = request.state.microversion
+    actions = await cloud(request).compute.instance_actions(ctx, server_id,
+                                                            include_deleted=version.at_least("2.21"))
+    if not version.at_least("2.58"):
+        return JSONResponse({"instanceActions": [action_body(action, version) for action in actions]})
+    for bound, newer in (("changes-since", True), ("changes-before", False)):
+        raw = last(request, bound)
+        if raw is not None:
+            moment = timestamp(bound, raw)
+            actions = [a for a in actions if (a.updated_at >= moment if newer else a.updated_at <= moment)]
+    limit, marker = limit_and_marker(request)
+    start = 0
+    if marker is not None:
+        index = next((i for i, action in enumerate(actions) if action.request_id == marker), None)
+        if index is None:
+            raise fail(f"Marker {marker} could not be found.")
+        start = index + 1
+    chosen = actions[start:start + limit]
+    return JSONResponse({"instanceActions": [action_body(action, version) for action in chosen],
+                         **next_links(request, f"servers/{server_id}/os-instance-actions", chosen,
+                                      chosen[-1].request_id if chosen else None)})
+
+
+@router.get("/servers/{server_id}/os-instance-actions/{request_id}")
+async def show_action(server_id: str, request_id: str, request: Request,
+                      ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    version: Microversion = request.state.microversion
+    instance, action, events = await cloud(request).compute.instance_action(
+        ctx, server_id, request_id, include_deleted=version.at_least("2.21"))
+    body = action_body(action, version)
+    if ctx.is_admin or version.at_least("2.51"):
+        project_id = action.project_id or instance.project_id
+        body["events"] = [event_body(event, project_id, version, ctx.is_admin) for event in events]
+    return JSONResponse({"instanceAction": body})
+

@@ -1,0 +1,144 @@
+"""/flavors: list, list in detail, show, extra specs; admins create (200) and delete (202).
+
+Non-admins see public flavors only (Tether has no flavor access lists).
+Lists are sorted by flavor id and paged as nova pages them.
+"""
+
+from __future__ import annotations
+
+from fastapi import Depends, Request, Response
+from fastapi.responses import JSONResponse
+
+from tether.api import openapi, paths
+from tether.api.compute import bodies, views
+from tether.api.compute.bodies import fail, unexpected
+from tether.api.compute.paging import last, limit_and_marker, next_links, page
+from tether.api.deps import caller, cloud, json_body
+from tether.api.versions import Microversion
+from tether.domain.compute import Flavor
+from tether.domain.errors import compute as ce
+from tether.services.context import RequestContext
+
+router = paths.router("compute")
+
+_SORT_KEYS = {
+    "flavorid": lambda f: f.id, "id": lambda f: f.id, "name": lambda f: f.name, "memory_mb": lambda f: f.ram,
+    "root_gb": lambda f: f.disk, "ephemeral_gb": lambda f: f.ephemeral, "swap": lambda f: f.swap,
+    "vcpus": lambda f: f.vcpus, "is_public": lambda f: f.is_public, "description": lambda f: f.description or "",
+    # the same for every Tether flavor
+    "created_at": lambda f: 0, "updated_at": lambda f: 0, "disabled": lambda f: False,
+    "rxtx_factor": lambda f: 1.0, "vcpu_weight": lambda f: 0,
+}
+
+
+LIST_QUERY = openapi.extra(params=openapi.query({
+    "is_public": {"type": "string", "enum": ["true", "false", "none"]}, "minRam": {"type": "integer"},
+    "minDisk": {"type": "integer"}, "name": openapi.STRING, "sort_key": {"type": "string", "enum": sorted(_SORT_KEYS)},
+    "sort_dir": openapi.SORT_DIR, "limit": openapi.LIMIT, "marker": openapi.STRING,
+}))
+
+
+def _is_public_filter(raw: str | None) -> bool | None:
+    """nova's _parse_is_public: absent means public only, "none" means all."""
+    if raw is None:
+        return True
+    if raw.strip().lower() == "none":
+        return None
+    value = raw.strip().lower()
+    if value in ("1", "t", "true", "on", "y", "yes"):
+        return True
+    if value in ("0", "f", "false", "off", "n", "no"):
+        return False
+    raise fail(f"Invalid is_public filter [{raw}]")
+
+
+async def _listed(request: Request, ctx: RequestContext) -> list[Flavor]:
+    flavors = await cloud(request).compute.visible_flavors(
+        ctx, is_public=_is_public_filter(last(request, "is_public")) if ctx.is_admin else True)
+    for param, attribute in (("minRam", "ram"), ("minDisk", "disk")):
+        raw = last(request, param)
+        if raw is not None:
+            try:
+                minimum = int(raw)
+            except ValueError:
+                raise fail(f"Invalid {param} filter [{raw}]") from None
+            flavors = [flavor for flavor in flavors if getattr(flavor, attribute) >= minimum]
+    name = last(request, "name")
+    if name is not None:
+        flavors = [flavor for flavor in flavors if flavor.name == name]
+    sort_key = last(request, "sort_key") or "flavorid"
+    sort_dir = last(request, "sort_dir") or "asc"
+    if sort_key not in _SORT_KEYS:
+        raise fail(f"Invalid input for query parameters sort_key. Value: {sort_key}. "
+                   f"'{sort_key}' is not one of {sorted(_SORT_KEYS)}")
+    if sort_dir not in ("asc", "desc"):
+        raise fail(f"Invalid input for query parameters sort_dir. Value: {sort_dir}. "
+                   f"'{sort_dir}' is not one of ['asc', 'desc']")
+    flavors.sort(key=lambda f: f.id)
+    flavors.sort(key=_SORT_KEYS[sort_key], reverse=sort_dir == "desc")
+    limit, marker = limit_and_marker(request)
+    return page(flavors, limit, marker, key=lambda flavor: flavor.id)
+
+
+@router.get("/flavors", openapi_extra=LIST_QUERY)
+async def list_flavors(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    version: Microversion = request.state.microversion
+    flavors = await _listed(request, ctx)
+    base = request.app.state.base_url
+    return JSONResponse({"flavors": [views.flavor_basic(base, flavor, version) for flavor in flavors],
+                         **next_links(request, "flavors", flavors, flavors[-1].id if flavors else None,
+                                      "flavors_links")})
+
+
+@router.get("/flavors/detail", openapi_extra=LIST_QUERY)
+async def list_flavors_detail(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    version: Microversion = request.state.microversion
+    flavors = await _listed(request, ctx)
+    base = request.app.state.base_url
+    return JSONResponse({"flavors": [views.flavor_detail(base, flavor, version) for flavor in flavors],
+                         **next_links(request, "flavors/detail", flavors, flavors[-1].id if flavors else None,
+                                      "flavors_links")})
+
+
+@router.get("/flavors/{flavor_id}")
+async def show_flavor(flavor_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    version: Microversion = request.state.microversion
+    flavor = await cloud(request).compute.visible_flavor(ctx, flavor_id)
+    return JSONResponse({"flavor": views.flavor_detail(request.app.state.base_url, flavor, version)})
+
+
+@router.get("/flavors/{flavor_id}/os-extra_specs")
+async def flavor_extra_specs(flavor_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    flavor = await cloud(request).compute.visible_flavor(ctx, flavor_id)
+    return JSONResponse({"extra_specs": dict(flavor.extra_specs)})
+
+
+@router.get("/flavors/{flavor_id}/os-extra_specs/{key}")
+async def flavor_extra_spec(flavor_id: str, key: str, request: Request,
+                            ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    flavor = await cloud(request).compute.visible_flavor(ctx, flavor_id)
+    if key not in flavor.extra_specs:
+        raise ce.ComputeNotFound(reason=f"Flavor {flavor_id} has no extra specs with key {key}.")
+    return JSONResponse({key: flavor.extra_specs[key]})
+
+
+@router.post("/flavors", openapi_extra=openapi.model_body(bodies.FlavorCreateRequest))
+async def create_flavor(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    version: Microversion = request.state.microversion
+    flavor = bodies.parse(bodies.FlavorCreateRequest, await json_body(request)).flavor
+    if "description" in flavor.given() and not version.at_least("2.55"):
+        raise unexpected("flavor", "description")
+    if flavor.rxtx_factor is not None and flavor.rxtx_factor != 1.0:
+        raise fail("Invalid input for field/attribute rxtx_factor. Tether does not support rxtx_factor "
+                   "other than 1.0.")
+    created = await cloud(request).compute.create_flavor(
+        ctx, name=flavor.name, id=flavor.id, ram=int(flavor.ram), vcpus=int(flavor.vcpus), disk=int(flavor.disk),
+        ephemeral=int(flavor.ephemeral or 0), swap=int(flavor.swap or 0),
+        is_public=flavor.is_public if flavor.is_public is not None else True, description=flavor.description)
+    return JSONResponse({"flavor": views.flavor_detail(request.app.state.base_url, created, version)})
+
+
+@router.delete("/flavors/{flavor_id}", status_code=202)
+async def delete_flavor(flavor_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> Response:
+    await cloud(request).compute.delete_flavor(ctx, flavor_id)
+    return Response(status_code=202)

@@ -1,0 +1,146 @@
+"""/os-hypervisors (admin): list, detail, show.
+
+From 2.53 nova names hypervisors (and their services) by UUID. Tether's
+hypervisors have integer ids, so their UUIDs are derived from the hostname:
+stable, and accepted back wherever nova takes one. From 2.88 the resource
+counters are gone and ``uptime`` is shown (null: the fake driver keeps none).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from fastapi import Depends, Request
+from fastapi.responses import JSONResponse
+
+from tether.api import openapi, paths
+from tether.api.compute.bodies import fail
+from tether.api.compute.paging import last, limit_and_marker, next_links, strict_bool
+from tether.api.deps import caller, cloud
+from tether.api.versions import Microversion
+from tether.domain.errors import compute as ce
+from tether.services.compute.queries import HypervisorRecord
+from tether.services.context import RequestContext
+
+router = paths.router("compute")
+
+_NAMESPACE = uuid.UUID("6b6f1d0e-2f0a-4d8e-9c55-746574686572")
+
+
+LIST_QUERY = openapi.extra(params=openapi.query({
+    "with_servers": openapi.BOOLEAN_TEXT, "hypervisor_hostname_pattern": openapi.STRING, "limit": openapi.LIMIT,
+    "marker": openapi.STRING,
+}))
+
+
+def hypervisor_uuid(hostname: str) -> str:
+    return str(uuid.uuid5(_NAMESPACE, f"compute-node:{hostname}"))
+
+
+def service_uuid(hostname: str) -> str:
+    return str(uuid.uuid5(_NAMESPACE, f"nova-compute:{hostname}"))
+
+
+def hypervisor_body(record: HypervisorRecord, version: Microversion, *, detail: bool,
+                    with_servers: bool) -> dict[str, Any]:
+    hypervisor = record.hypervisor
+    by_uuid = version.at_least("2.53")
+    body: dict[str, Any] = {
+        "id": hypervisor_uuid(hypervisor.hostname) if by_uuid else hypervisor.id,
+        "hypervisor_hostname": hypervisor.hostname,
+        "state": hypervisor.state,
+        "status": hypervisor.status,
+    }
+    if detail:
+        body.update({
+            "hypervisor_type": "fake",
+            "hypervisor_version": 1,
+            "host_ip": None,
+            "service": {"id": service_uuid(hypervisor.hostname) if by_uuid else hypervisor.id,
+                        "host": hypervisor.hostname, "disabled_reason": None},
+        })
+        if not version.at_least("2.88"):
+            body.update({
+                "vcpus": hypervisor.vcpus, "memory_mb": hypervisor.memory_mb, "local_gb": hypervisor.local_gb,
+                "vcpus_used": record.vcpus_used, "memory_mb_used": record.memory_mb_used,
+                "local_gb_used": record.local_gb_used,
+                "free_ram_mb": hypervisor.memory_mb - record.memory_mb_used,
+                "free_disk_gb": hypervisor.local_gb - record.local_gb_used,
+                "current_workload": 0, "running_vms": len(record.servers),
+                "disk_available_least": hypervisor.local_gb - record.local_gb_used,
+                "cpu_info": {} if version.at_least("2.28") else "",
+            })
+        else:
+            body["uptime"] = None
+    if with_servers and (record.servers or version.at_least("2.75")):
+        body["servers"] = [{"name": server.name, "uuid": server.uuid} for server in record.servers]
+    return body
+
+
+async def _hypervisors(request: Request, ctx: RequestContext, version: Microversion, *,
+                       detail: bool) -> dict[str, Any]:
+    records = await cloud(request).compute.hypervisor_records(ctx)
+    with_servers = False
+    pattern = None
+    if version.at_least("2.53"):
+        raw = last(request, "with_servers")
+        with_servers = strict_bool("with_servers", raw) if raw is not None else False
+        pattern = last(request, "hypervisor_hostname_pattern")
+    if pattern is not None:
+        if last(request, "limit") is not None or last(request, "marker") is not None:
+            raise fail("Paging over hypervisors with the hypervisor_hostname_pattern query parameter is not "
+                       "supported.")
+        records = [record for record in records if pattern in record.hypervisor.hostname]
+        if not records:
+            raise ce.ComputeNotFound(reason=f"No hypervisor matching '{pattern}' could be found.")
+    links: dict[str, Any] = {}
+    if version.at_least("2.33") and pattern is None:
+        limit, marker = limit_and_marker(request)
+        ident = (lambda r: hypervisor_uuid(r.hypervisor.hostname)) if version.at_least("2.53") \
+            else (lambda r: str(r.hypervisor.id))
+        start = 0
+        if marker is not None:
+            index = next((i for i, record in enumerate(records) if ident(record) == marker), None)
+            if index is None:
+                raise fail(f"marker [{marker}] not found")
+            start = index + 1
+        records = records[start:start + limit]
+        collection = "os-hypervisors/detail" if detail else "os-hypervisors"
+        links = next_links(request, collection, records, ident(records[-1]) if records else None,
+                           "hypervisors_links")
+    return {"hypervisors": [hypervisor_body(record, version, detail=detail, with_servers=with_servers)
+                            for record in records], **links}
+
+
+@router.get("/os-hypervisors", openapi_extra=LIST_QUERY)
+async def list_hypervisors(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    version: Microversion = request.state.microversion
+    return JSONResponse(await _hypervisors(request, ctx, version, detail=False))
+
+
+@router.get("/os-hypervisors/detail", openapi_extra=LIST_QUERY)
+async def list_hypervisors_detail(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    version: Microversion = request.state.microversion
+    return JSONResponse(await _hypervisors(request, ctx, version, detail=True))
+
+
+@router.get("/os-hypervisors/{hypervisor_id}",
+            openapi_extra=openapi.extra(params=openapi.query({"with_servers": openapi.BOOLEAN_TEXT})))
+async def show_hypervisor(hypervisor_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    version: Microversion = request.state.microversion
+    records = await cloud(request).compute.hypervisor_records(ctx)
+    with_servers = False
+    if version.at_least("2.53"):
+        try:
+            uuid.UUID(hypervisor_id)
+        except ValueError:
+            raise fail(f"Invalid uuid {hypervisor_id}") from None
+        raw = last(request, "with_servers")
+        with_servers = strict_bool("with_servers", raw) if raw is not None else False
+        found = [r for r in records if hypervisor_uuid(r.hypervisor.hostname) == hypervisor_id.lower()]
+    else:
+        found = [r for r in records if str(r.hypervisor.id) == hypervisor_id]
+    if not found:
+        raise ce.ComputeNotFound(reason=f"Hypervisor with ID '{hypervisor_id}' could not be found.")
+    return JSONResponse({"hypervisor": hypervisor_body(found[0], version, detail=True, with_servers=with_servers)})

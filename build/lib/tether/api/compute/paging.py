@@ -1,0 +1,94 @@
+"""Query parameters as nova reads them: limit and marker, booleans, and the "next" links of a page."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import Request
+
+from tether.api.compute.bodies import fail
+
+MAX_LIMIT = 1000  # nova's [api] max_limit
+
+_TRUE = {"1", "t", "true", "on", "y", "yes"}
+_FALSE = {"0", "f", "false", "off", "n", "no"}
+
+
+def last(request: Request, name: str) -> str | None:
+    """A query parameter's value; the last one when it is repeated (webob's MultiDict does the same)."""
+    values = request.query_params.getlist(name)
+    return values[-1] if values else None
+
+
+def limit_and_marker(request: Request) -> tuple[int, str | None]:
+    limit = MAX_LIMIT
+    raw = last(request, "limit")
+    if raw is not None:
+        if not raw.isdigit():
+            raise fail(f"Invalid input for query parameters limit. Value: {raw}. '{raw}' does not match '^[0-9]*$'")
+        limit = min(MAX_LIMIT, int(raw))
+    return limit, last(request, "marker")
+
+
+def strict_bool(name: str, raw: str) -> bool:
+    """oslo's bool_from_string(strict=True): anything else is a 400."""
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise fail(f"Invalid input for query parameters {name}. Value: {raw}. Unrecognized value '{raw}', "
+               f"acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'")
+
+
+def lenient_bool(raw: str | None, default: bool = False) -> bool:
+    """oslo's bool_from_string(default=...): an unknown value is the default."""
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    return default
+
+
+def timestamp(name: str, raw: str) -> float:
+    """An ISO 8601 query parameter (changes-since, changes-before) as epoch seconds; naive means UTC."""
+    try:
+        moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise fail(f"Invalid input for query parameters {name}. Value: {raw}. '{raw}' is not a 'date-time'") \
+            from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+def page(items: Sequence[Any], limit: int, marker: str | None, key: Any) -> list[Any]:
+    """At most ``limit`` items after the one whose ``key`` is ``marker`` (400 when it is not among them)."""
+    start = 0
+    if marker is not None:
+        for index, item in enumerate(items):
+            if key(item) == marker:
+                start = index + 1
+                break
+        else:
+            raise fail(f"marker [{marker}] not found")
+    return list(items[start:start + limit])
+
+
+def next_links(request: Request, collection: str, items: Sequence[Any], last_id: str | None,
+               rel_key: str = "links") -> dict[str, Any]:
+    """``{"<collection>_links": [next]}`` when the page is full, as nova's _get_collection_links."""
+    raw = last(request, "limit")
+    wanted = min(int(raw), MAX_LIMIT) if raw is not None and raw.isdigit() else MAX_LIMIT
+    if not wanted or wanted != len(items) or last_id is None:
+        return {}
+    params = dict(sorted(request.query_params.items()))
+    params["marker"] = last_id
+    href = f"{request.app.state.base_url}/compute/v2.1/{collection}?{urlencode(params)}"
+    return {rel_key: [{"rel": "next", "href": href}]}

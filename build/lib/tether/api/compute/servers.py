@@ -1,0 +1,274 @@
+"""/servers: create (202), list, list in detail, show, delete (204), as nova answers them.
+
+A name where an id belongs is a 404, so the SDK and the CLI fall back to
+``?name=`` (their name-or-id lookup); another project's server is a 404 too.
+"""
+
+from __future__ import annotations
+
+import secrets
+import string
+from typing import Any
+
+from fastapi import Depends, Request, Response
+from fastapi.responses import JSONResponse
+
+from tether.api import openapi, paths
+from tether.api.compute import bodies, views
+from tether.api.compute.bodies import fail, unexpected
+from tether.api.compute.paging import next_links
+from tether.api.compute.server_filters import SORT_KEYS, STATUSES, ServerQuery, ordered_page, parse_server_query
+from tether.api.deps import caller, cloud, json_body
+from tether.api.versions import Microversion
+from tether.domain.errors import compute as ce
+from tether.domain.ids import is_uuid_like
+from tether.services.context import RequestContext
+
+router = paths.router("compute")
+
+_PASSWORD_SYMBOLS = string.ascii_letters + string.digits
+ONLY_ZONE = views.DEFAULT_AVAILABILITY_ZONE
+
+
+# The filters and paging nova's GET /servers reads (server_filters.py has the rules).
+LIST_QUERY = openapi.extra(params=openapi.query({
+    "limit": openapi.LIMIT, "marker": openapi.STRING, "sort_dir": openapi.SORT_DIR,
+    "sort_key": {"type": "string", "enum": sorted(SORT_KEYS)},
+    "name": openapi.STRING, "status": {"type": "string", "enum": sorted(STATUSES)}, "image": openapi.STRING,
+    "flavor": openapi.STRING, "ip": openapi.STRING, "ip6": openapi.STRING, "host": openapi.STRING,
+    "all_projects": openapi.BOOLEAN_TEXT, "all_tenants": openapi.BOOLEAN_TEXT, "project_id": openapi.STRING,
+    "deleted": openapi.BOOLEAN_TEXT, "changes-since": openapi.DATE_TIME, "changes-before": openapi.DATE_TIME,
+    "tags": openapi.STRING, "locked": openapi.BOOLEAN_TEXT, "user_id": openapi.STRING,
+}))
+
+
+def base_url(request: Request) -> str:
+    return request.app.state.base_url
+
+
+def _host_status_shown(ctx: RequestContext, version: Microversion) -> bool:
+    return ctx.is_admin and version.at_least("2.16")
+
+
+# -- listing ------------------------------------------------------------------------
+
+
+async def _listed(request: Request, ctx: RequestContext, version: Microversion, *, detail: bool) -> dict[str, Any]:
+    compute = cloud(request).compute
+    query: ServerQuery = parse_server_query(request, ctx, version)
+    if query.matches_nothing:
+        return {"servers": []}
+    found = [instance for instance in await compute.find_servers(ctx, all_projects=query.all_projects,
+                                                                 **query.columns) if query.keep(instance)]
+    records = None
+    if query.address_checks:
+        records = {record.instance.uuid: record
+                   for record in await compute.server_records(found, with_hosts=_host_status_shown(ctx, version))
+                   if query.keep_record(record)}
+        found = [instance for instance in found if instance.uuid in records]
+    marker = await compute.listed_instance(ctx, query.marker) if query.marker else None
+    chosen = ordered_page(query, found, marker)
+    base = base_url(request)
+    collection = "servers/detail" if detail else "servers"
+    if detail:
+        if records is None:
+            page = await compute.server_records(chosen, with_hosts=_host_status_shown(ctx, version))
+        else:
+            page = [records[instance.uuid] for instance in chosen]
+        servers = [views.server_detail(base, record, version, ctx, show_server_groups=False) for record in page]
+    else:
+        servers = [views.server_basic(base, instance) for instance in chosen]
+    return {"servers": servers,
+            **next_links(request, collection, chosen, chosen[-1].uuid if chosen else None, "servers_links")}
+
+
+@router.get("/servers", openapi_extra=LIST_QUERY)
+async def list_servers(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    version: Microversion = request.state.microversion
+    return JSONResponse(await _listed(request, ctx, version, detail=False))
+
+
+@router.get("/servers/detail", openapi_extra=LIST_QUERY)
+async def list_servers_detail(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    version: Microversion = request.state.microversion
+    return JSONResponse(await _listed(request, ctx, version, detail=True))
+
+
+# -- one server ---------------------------------------------------------------------------
+
+
+@router.get("/servers/{server_id}")
+async def show_server(server_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    version: Microversion = request.state.microversion
+    record = await cloud(request).compute.server_record(ctx, server_id, with_hosts=_host_status_shown(ctx, version))
+    return JSONResponse({"server": views.server_detail(base_url(request), record, version, ctx,
+                                                       show_server_groups=True)})
+
+
+@router.delete("/servers/{server_id}", status_code=204)
+async def delete_server(server_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> Response:
+    await cloud(request).compute.delete_server(ctx, server_id)
+    return Response(status_code=204)
+
+
+# -- creating -------------------------------------------------------------------------------
+
+
+@router.post("/servers", status_code=202,
+             openapi_extra=openapi.model_body(bodies.ServerCreateRequest))
+async def create_server(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    version: Microversion = request.state.microversion
+    parsed = bodies.parse(bodies.ServerCreateRequest, await json_body(request))
+    server = parsed.server
+    for name in server.given():
+        since = bodies.SERVER_FIELDS_SINCE.get(name)
+        if since is not None and not bodies.exists_in(version, *since):
+            raise unexpected("server", name)
+    _refuse_what_tether_cannot_do(parsed)
+    image_id = _image_of(server)
+    networks = _networks_of(server, version)
+    _check_bdms(server, version, image_id)
+    _check_counts(server)
+    security_groups = _security_groups_of(server)
+    flavor_id = str(server.flavorRef).rstrip("/").rsplit("/", 1)[-1]
+    try:
+        instance = await cloud(request).compute.create_server(
+            ctx, name=server.name, flavor_id=flavor_id, image_id=image_id or None, networks=networks,
+            metadata=dict(server.metadata) if server.metadata is not None else None, key_name=server.key_name)
+    except ce.FlavorNotFound:
+        raise fail("Invalid flavorRef provided.") from None
+    except ce.ImageNotFound:
+        raise fail("Can not find requested image") from None
+    except (ce.NetworkNotFound, ce.PortNotFound) as error:
+        raise fail(error.message) from None
+    admin_pass = server.adminPass if server.adminPass is not None else \
+        "".join(secrets.choice(_PASSWORD_SYMBOLS) for _ in range(12))
+    body = views.server_created(base_url(request), instance, admin_pass, security_groups)
+    return JSONResponse(body, status_code=202,
+                        headers={"Location": views.href(base_url(request), "servers", instance.uuid)})
+
+
+def _refuse_what_tether_cannot_do(parsed: bodies.ServerCreateRequest) -> None:
+    """Fields nova honours that Tether could only drop silently: a clear 400 instead of a quiet lie."""
+    server = parsed.server
+    refused = [
+        ("accessIPv4", server.accessIPv4 is not None, "access IP addresses"),
+        ("accessIPv6", server.accessIPv6 is not None, "access IP addresses"),
+        ("personality", bool(server.personality), "file injection (personality)"),
+        ("block_device_mapping", bool(server.block_device_mapping), "legacy block device mappings (no volumes)"),
+        ("config_drive", bool(server.config_drive), "config drives"),
+        ("return_reservation_id", bool(server.return_reservation_id), "reservation ids"),
+        ("description", server.description is not None, "server descriptions"),
+        ("tags", bool(server.tags), "server tags"),
+        ("trusted_image_certificates", bool(server.trusted_image_certificates), "trusted image certificates"),
+        ("host", server.host is not None, "requesting a host"),
+        ("hypervisor_hostname", server.hypervisor_hostname is not None, "requesting a hypervisor"),
+        ("hostname", server.hostname is not None, "setting the guest hostname"),
+        ("OS-DCF:diskConfig", server.disk_config == "AUTO", "automatic disk configuration"),
+        ("os:scheduler_hints", bool(parsed.scheduler_hints) or bool(parsed.legacy_scheduler_hints),
+         "scheduler hints"),
+    ]
+    for field_name, asked, what in refused:
+        if asked:
+            raise fail(f"Invalid input for field/attribute {field_name}. Tether does not support {what}.")
+    zone = server.availability_zone
+    if zone is not None and zone != ONLY_ZONE:
+        if zone.startswith(f"{ONLY_ZONE}:"):
+            raise fail(f"Invalid input for field/attribute availability_zone. Tether does not support "
+                       f"forcing a host ({zone}).")
+        raise fail("The requested availability zone is not available")
+
+
+def _image_of(server: bodies.ServerCreate) -> str:
+    image = server.imageRef
+    if image is not None and image != "" and not is_uuid_like(image):
+        raise fail(f"Invalid input for field/attribute imageRef. Value: {image}. "
+                   f"'{image}' is not valid under any of the given schemas")
+    if not image and not server.block_device_mapping_v2:
+        raise fail("Missing imageRef attribute")
+    return image or ""
+
+
+def _networks_of(server: bodies.ServerCreate, version: Microversion) -> Any:
+    networks = server.networks
+    auto_none = version.at_least("2.37")
+    if "networks" not in server.model_fields_set:
+        if auto_none:
+            raise fail("Invalid input for field/attribute server. 'networks' is a required property")
+        return "auto"
+    if isinstance(networks, str):
+        if auto_none and networks in ("auto", "none"):
+            return networks
+        raise fail(f"Invalid input for field/attribute networks. Value: {networks}. "
+                   f"'{networks}' is not valid under any of the given schemas")
+    if not isinstance(networks, list):  # null included, as nova's schema
+        raise fail(f"Invalid input for field/attribute networks. Value: {networks!r}. "
+                   f"{networks!r} is not of type 'array'")
+    requested: list[dict[str, Any]] = []
+    ports: set[str] = set()
+    for item in networks:
+        entry = bodies.parse(bodies.NetworkRequest, item)
+        if entry.tag is not None and not bodies.network_tag_allowed(version):
+            raise unexpected("networks", "tag")
+        if entry.port:
+            if entry.port in ports:
+                raise fail(f"Port ID '{entry.port}' was specified twice: you cannot attach a port multiple times.")
+            if entry.fixed_ip is not None:
+                raise fail(f"Specified Fixed IP '{entry.fixed_ip}' cannot be used with port '{entry.port}': "
+                           f"the two cannot be specified together.")
+            ports.add(entry.port)
+            requested.append({"port": entry.port, "tag": entry.tag})
+            continue
+        if entry.uuid is None:
+            raise fail("Bad network format: missing 'uuid'")
+        if not is_uuid_like(entry.uuid):
+            if auto_none:
+                raise fail(f"Invalid input for field/attribute uuid. Value: {entry.uuid}. "
+                           f"'{entry.uuid}' is not a 'uuid'")
+            raise fail(f"Bad networks format: network uuid is not in proper format ({entry.uuid})")
+        requested.append({"uuid": entry.uuid, "fixed_ip": entry.fixed_ip, "tag": entry.tag})
+    return requested
+
+
+def _check_bdms(server: bodies.ServerCreate, version: Microversion, image_id: str) -> None:
+    """Validate block_device_mapping_v2 as nova's from_api does; Tether keeps none of it (no block storage)."""
+    if server.block_device_mapping and server.block_device_mapping_v2:
+        raise fail("Using different block_device_mapping syntaxes is not allowed in the same request.")
+    for mapping in server.block_device_mapping_v2 or ():
+        if mapping.tag is not None and not bodies.bdm_tag_allowed(version):
+            raise unexpected("block_device_mapping_v2", "tag")
+        if mapping.volume_type is not None and not version.at_least("2.67"):
+            raise unexpected("block_device_mapping_v2", "volume_type")
+        if mapping.no_device:
+            continue
+        source, destination = mapping.source_type, mapping.destination_type
+        if source == "blank" and mapping.uuid:
+            raise fail("Block Device Mapping is Invalid: Invalid device UUID.")
+        if source != "blank" and not mapping.uuid:
+            raise fail("Block Device Mapping is Invalid: Missing device UUID.")
+        if source == "image" and destination == "local":
+            boot_index = -1 if mapping.boot_index is None else int(mapping.boot_index)
+            if not (image_id and boot_index == 0):
+                raise fail("Block Device Mapping is Invalid: Mapping image to local is not supported.")
+        if destination == "volume" or source in ("volume", "snapshot"):
+            raise fail("Block Device Mapping is Invalid: Tether has no block storage; only the image "
+                       "(source_type image, destination_type local) and blank local disks can be mapped.")
+
+
+def _check_counts(server: bodies.ServerCreate) -> None:
+    min_count = int(server.min_count if server.min_count is not None else 1)
+    max_count = int(server.max_count if server.max_count is not None else min_count)
+    if min_count > max_count:
+        raise fail("min_count must be <= max_count")
+    if min_count != 1 or max_count != 1:
+        raise fail("Tether creates one server per request: min_count and max_count must be 1.")
+
+
+def _security_groups_of(server: bodies.ServerCreate) -> list[dict[str, str]]:
+    """Tether has no security groups beyond the implicit "default" one every project has."""
+    if server.security_groups is None:
+        return [{"name": "default"}]
+    for group in server.security_groups:
+        if group.name != "default":
+            raise fail(f"Security group {group.name} not found.")
+    return [{"name": group.name} for group in server.security_groups]

@@ -1,0 +1,27 @@
+"""Glance's API (/image/v2): image records and their schemas."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Depends
+
+from tether.api import paths
+from tether.api.deps import caller
+from tether.api.image import images, schemas, tags
+from tether.services.context import RequestContext
+
+schemas_router = paths.router("image")
+
+
+@schemas_router.get("/schemas/image")
+async def image_schema(ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
+    return schemas.image_schema()
+
+
+@schemas_router.get("/schemas/images")
+async def images_schema(ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
+    return schemas.images_schema()
+
+
+ROUTERS = (images.router, tags.router, schemas_router)

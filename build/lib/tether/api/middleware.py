@@ -1,0 +1,101 @@
+"""Every request: a request id, a body size limit, microversion negotiation and its echo.
+
+Plain ASGI rather than Starlette's BaseHTTPMiddleware: it sits on every
+request, and the benchmark's floor is an authenticated no-op GET.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from tether.api import versions
+from tether.api.envelopes import error_body, service_of
+
+MAX_BODY = 1024 * 1024  # like oslo.middleware's sizelimit default (114688) but room for stack templates
+
+Scope = dict[str, Any]
+
+
+class TetherMiddleware:
+    """Hands each request to its service's application (``others`` for any other path)."""
+
+    def __init__(self, services: dict[str, Any], others: Any, max_body: int = MAX_BODY) -> None:
+        self.services = services
+        self.others = others
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        service = service_of(scope["path"])
+        app = self.services.get(service, self.others)
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        request_id = f"req-{uuid.uuid4()}"
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        state = scope.setdefault("state", {})
+        state["request_id"] = request_id
+        extra: list[tuple[bytes, bytes]] = [(b"x-openstack-request-id", request_id.encode())]
+        try:
+            if service == "compute":
+                version = versions.negotiate("compute", versions.compute_request(headers), versions.COMPUTE_MIN,
+                                             versions.COMPUTE_MAX, versions.COMPUTE_MIN)
+                state["microversion"] = version
+                extra += [(b"x-compute-request-id", request_id.encode()),
+                          (b"openstack-api-version", f"compute {version}".encode()),
+                          (b"x-openstack-nova-api-version", str(version).encode()),
+                          (b"vary", b"OpenStack-API-Version, X-OpenStack-Nova-API-Version")]
+            elif service == "baremetal":
+                extra += [(b"x-openstack-ironic-api-minimum-version", versions.fmt(versions.BAREMETAL_MIN).encode()),
+                          (b"x-openstack-ironic-api-maximum-version", versions.fmt(versions.BAREMETAL_MAX).encode())]
+                version = versions.negotiate("baremetal", versions.baremetal_request(headers),
+                                             versions.BAREMETAL_MIN, versions.BAREMETAL_MAX, versions.BAREMETAL_MIN)
+                state["microversion"] = version
+                extra += [(b"x-openstack-ironic-api-version", str(version).encode()),
+                          (b"openstack-api-version", f"baremetal {version}".encode()),
+                          (b"vary", b"X-OpenStack-Ironic-API-Version")]
+        except versions.VersionNotAcceptable as error:
+            await _reply(send, 406, error_body(service, 406, str(error)), extra)
+            return
+        except versions.VersionMalformed as error:
+            await _reply(send, 400, error_body(service, 400, str(error)), extra)
+            return
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            await _reply(send, 413, error_body(service, 413, "Request is too large."), extra)
+            return
+
+        async def send_with_headers(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", [])) + extra
+            await send(message)
+
+        await app(scope, _limited(receive, self.max_body), send_with_headers)
+
+
+def _limited(receive: Any, limit: int) -> Any:
+    seen = 0
+
+    async def wrapped() -> dict[str, Any]:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise BodyTooLarge
+        return message
+
+    return wrapped
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+async def _reply(send: Any, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]]) -> None:
+    payload = json.dumps(body).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(payload)).encode()), *headers]})
+    await send({"type": "http.response.body", "body": payload})

@@ -1,0 +1,159 @@
+"""Networks, subnets and ports: what each collection asks of the network service."""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from tether.api.network import attributes, views
+from tether.api.network.attributes import NETWORK, PORT, SUBNET, Resource
+from tether.domain.errors.network import InvalidInput, NetworkError
+from tether.domain.network import Network, Port, Subnet
+from tether.services.context import RequestContext
+from tether.services.network import NetworkService
+
+log = logging.getLogger(__name__)
+
+PROVIDER_ATTRIBUTES = ("provider:network_type", "provider:physical_network", "provider:segmentation_id")
+
+
+class Collection(ABC):
+    resource: Resource
+
+    @abstractmethod
+    async def create(self, service: NetworkService, ctx: RequestContext, specs: list[dict[str, Any]]) -> list[Any]:
+        """Create every spec or none of them."""
+
+    @abstractmethod
+    async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> Any: ...
+
+    @abstractmethod
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]: ...
+
+    @abstractmethod
+    async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Any:
+        """``values`` by neutron's names, already converted."""
+
+    @abstractmethod
+    async def delete(self, service: NetworkService, ctx: RequestContext, key: str) -> None: ...
+
+    @abstractmethod
+    async def render(self, service: NetworkService, entities: list[Any]) -> list[dict[str, Any]]: ...
+
+    def create_spec(self, item: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        return attributes.read_create(self.resource, item, ctx)
+
+
+async def _one_by_one(create: Callable[[dict[str, Any]], Awaitable[Any]],
+                      delete: Callable[[str], Awaitable[None]], specs: list[dict[str, Any]]) -> list[Any]:
+    """neutron's emulated bulk create: one at a time, and what was made is deleted again if one fails."""
+    created: list[Any] = []
+    try:
+        for spec in specs:
+            created.append(await create(spec))
+    except BaseException:
+        for entity in reversed(created):
+            try:
+                await delete(entity.id)
+            except NetworkError:
+                log.exception("could not undo the bulk creation of %s", entity.id)
+        raise
+    return created
+
+
+class Networks(Collection):
+    resource = NETWORK
+
+    async def create(self, service: NetworkService, ctx: RequestContext, specs: list[dict[str, Any]]) -> list[Any]:
+        async def create_one(spec: dict[str, Any]) -> Network:
+            return await service.create_network(ctx, **{"name": "", **spec})
+
+        return await _one_by_one(create_one, lambda key: service.delete_network(ctx, key), specs)
+
+    async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> Network:
+        return await service.get_network(ctx, key)
+
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
+        return await service.list_networks(ctx, **filters)
+
+    async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Network:
+        provider = {name: values.pop(name) for name in PROVIDER_ATTRIBUTES if name in values}
+        if provider:
+            current = await service.get_network(ctx, key)
+            if any(getattr(current, self.resource.by_name[name].field or name) != value
+                   for name, value in provider.items()):
+                # ML2's words: the segment of a network is fixed once it exists
+                raise InvalidInput(error_message="Plugin does not support updating the following provider "
+                                                 f"network attributes: {', '.join(PROVIDER_ATTRIBUTES)}")
+        return await service.update_network(ctx, key, **attributes.fields_of(self.resource, values))
+
+    async def delete(self, service: NetworkService, ctx: RequestContext, key: str) -> None:
+        await service.delete_network(ctx, key)
+
+    async def render(self, service: NetworkService, entities: list[Any]) -> list[dict[str, Any]]:
+        if not entities:
+            return []
+        # A network lists every subnet on it, whoever owns them, as neutron's does.
+        subnets = await service.list_subnets(RequestContext.internal(), network_id=[n.id for n in entities])
+        by_network: dict[str, list[Subnet]] = {}
+        for subnet in sorted(subnets, key=lambda s: (s.created_at, s.id)):
+            by_network.setdefault(subnet.network_id, []).append(subnet)
+        return [views.network_view(n, [s.id for s in by_network.get(n.id, [])]) for n in entities]
+
+
+class Subnets(Collection):
+    resource = SUBNET
+
+    def create_spec(self, item: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        spec = attributes.read_create(self.resource, item, ctx)
+        attributes.require_cidr(spec)
+        return spec
+
+    async def create(self, service: NetworkService, ctx: RequestContext, specs: list[dict[str, Any]]) -> list[Any]:
+        async def create_one(spec: dict[str, Any]) -> Subnet:
+            return await service.create_subnet(ctx, **spec)
+
+        return await _one_by_one(create_one, lambda key: service.delete_subnet(ctx, key), specs)
+
+    async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> Subnet:
+        return await service.get_subnet(ctx, key)
+
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
+        return await service.list_subnets(ctx, **filters)
+
+    async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Subnet:
+        return await service.update_subnet(ctx, key, **attributes.fields_of(self.resource, values))
+
+    async def delete(self, service: NetworkService, ctx: RequestContext, key: str) -> None:
+        await service.delete_subnet(ctx, key)
+
+    async def render(self, service: NetworkService, entities: list[Any]) -> list[dict[str, Any]]:
+        return [views.subnet_view(subnet) for subnet in entities]
+
+
+class Ports(Collection):
+    resource = PORT
+
+    async def create(self, service: NetworkService, ctx: RequestContext, specs: list[dict[str, Any]]) -> list[Any]:
+        # the service creates a bulk in one transaction: every port or none
+        return await service.create_ports(ctx, specs)
+
+    async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> Port:
+        return await service.get_port(ctx, key)
+
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
+        return await service.list_ports(ctx, **filters)
+
+    async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Port:
+        return await service.update_port(ctx, key, **attributes.fields_of(self.resource, values))
+
+    async def delete(self, service: NetworkService, ctx: RequestContext, key: str) -> None:
+        await service.delete_port(ctx, key)
+
+    async def render(self, service: NetworkService, entities: list[Any]) -> list[dict[str, Any]]:
+        return [views.port_view(port) for port in entities]
+
+
+COLLECTIONS: tuple[Collection, ...] = (Networks(), Subnets(), Ports())

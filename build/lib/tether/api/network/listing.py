@@ -1,0 +1,177 @@
+"""List queries as neutron reads them: filters, ``fields``, sorting and pagination.
+
+Equality filters on stored attributes go to the service (a repeated
+parameter means "any of"); filters on what the API itself reports are
+applied to the views. Unknown filter names are refused (filter-validation),
+an empty value matches an empty attribute (empty-string-filtering), and
+``changed_since`` keeps what changed at or after a moment
+(standard-attr-timestamp). Sorting and pagination run over the views, as
+neutron's emulated helpers do; the marker must be a resource the caller
+can see, as with neutron's native pagination.
+"""
+
+from __future__ import annotations
+
+import functools
+import urllib.parse
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from tether.api.network.attributes import Resource
+from tether.api.network.errors import HTTPBadRequest
+from tether.api.ordering import compare_nullable
+from tether.domain.errors.network import BadRequest, InvalidInput
+
+NOT_FILTERS = ("fields", "sort_key", "sort_dir", "limit", "marker", "page_reverse", "changed_since")
+# A port's fixed_ips filter: ``fixed_ips=ip_address=10.0.0.5`` and ``fixed_ips=subnet_id=<id>``.
+FIXED_IP_FILTERS = ("ip_address", "subnet_id")
+
+
+@dataclass
+class ListQuery:
+    service_filters: dict[str, list[Any]] = field(default_factory=dict)
+    view_filters: dict[str, list[Any]] = field(default_factory=dict)
+    fields: list[str] = field(default_factory=list)
+    sorts: list[tuple[str, bool]] = field(default_factory=list)
+    limit: int | None = None
+    marker: str | None = None
+    page_reverse: bool = False
+    changed_since: float | None = None
+
+
+def parse_query(resource: Resource, params: list[tuple[str, str]]) -> ListQuery:
+    query = ListQuery()
+    grouped: dict[str, list[str]] = {}
+    for name, value in params:
+        grouped.setdefault(name, []).append(value)
+    invalid = []
+    for name, values in grouped.items():
+        if name in NOT_FILTERS:
+            continue
+        attr = resource.by_name.get(name)
+        if attr is None or not attr.filter or not attr.visible:
+            invalid.append(name)
+            continue
+        if resource.singular == "port" and name == "fixed_ips":
+            _fixed_ip_filters(values, query.service_filters)
+            continue
+        converted = [attr.filter_value(value) for value in values]
+        if attr.field is not None:
+            query.service_filters.setdefault(attr.field, []).extend(converted)
+        else:
+            query.view_filters[name] = converted
+    if invalid:
+        raise HTTPBadRequest(f"{invalid} is invalid attribute for filtering")
+    query.fields = [value for value in grouped.get("fields", []) if value]
+    query.sorts = _sorts(resource, grouped)
+    query.limit = _limit(grouped)
+    query.marker = _last(grouped, "marker")
+    query.page_reverse = (_last(grouped, "page_reverse") or "false").lower() == "true"
+    since = _last(grouped, "changed_since")
+    if since is not None:
+        query.changed_since = _moment(since)
+    return query
+
+
+def _last(grouped: dict[str, list[str]], name: str) -> str | None:
+    values = grouped.get(name)
+    return values[-1] if values else None
+
+
+def _fixed_ip_filters(values: list[str], into: dict[str, list[Any]]) -> None:
+    """neutron-lib's ``convert_kvp_list_to_dict``; keys other than the two neutron reads are ignored."""
+    for value in values:
+        key, sep, item = value.partition("=")
+        if not sep or not key:
+            raise InvalidInput(error_message=f"'{value}' is not of the form <key>=[value]")
+        if key in FIXED_IP_FILTERS:
+            into.setdefault(key, []).append(item)
+
+
+def _sorts(resource: Resource, grouped: dict[str, list[str]]) -> list[tuple[str, bool]]:
+    """neutron's ``api_common.get_sorts``."""
+    keys = [key for key in grouped.get("sort_key", []) if key]
+    dirs = [direction for direction in grouped.get("sort_dir", []) if direction]
+    if len(keys) != len(dirs):
+        raise HTTPBadRequest("The number of sort_keys and sort_dirs must be same")
+    absent = [key for key in keys if key not in resource.by_name or not resource.by_name[key].sort]
+    if absent:
+        raise HTTPBadRequest(f"{absent} is invalid attribute for sort_keys")
+    invalid = [direction for direction in dirs if direction not in ("asc", "desc")]
+    if invalid:
+        raise HTTPBadRequest(f"{invalid} is invalid value for sort_dirs, valid value is 'asc' and 'desc'")
+    return list(zip(keys, [direction == "asc" for direction in dirs], strict=True))
+
+
+def _limit(grouped: dict[str, list[str]]) -> int | None:
+    text = _last(grouped, "limit")
+    if text is None:
+        return None
+    try:
+        limit = int(text)
+    except ValueError:
+        limit = -1
+    if limit < 0:
+        raise BadRequest(resource="limit", msg=f"Limit must be an integer 0 or greater and not '{text}'")
+    return limit or None
+
+
+def _moment(text: str) -> float:
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(error_message="The input changed_since must be in the following format: "
+                                         "YYYY-MM-DDTHH:MM:SSZ") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.timestamp()
+
+
+# -- applying it to views ---------------------------------------------------------------
+
+
+def matches(view: dict[str, Any], filters: dict[str, list[Any]]) -> bool:
+    return all(view.get(name) in values for name, values in filters.items())
+
+
+def sort_key(sorts: list[tuple[str, bool]]) -> Any:
+    """The views' order: the requested keys, then id (neutron always makes the order total with it)."""
+    order = [*sorts, ("id", True)] if "id" not in {key for key, _ in sorts} else list(sorts)
+
+    def compare(left: dict[str, Any], right: dict[str, Any]) -> int:
+        for key, ascending in order:
+            result = compare_nullable(left.get(key), right.get(key))
+            if result:
+                return result if ascending else -result
+        return 0
+
+    return functools.cmp_to_key(compare)
+
+
+def page(views: list[dict[str, Any]], query: ListQuery, marker: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """One page of the sorted views: ``limit`` after the marker (before it with ``page_reverse``)."""
+    if query.limit is None:
+        return views
+    key = sort_key(query.sorts)
+    if marker is not None:
+        edge = key(marker)
+        views = [v for v in views if key(v) < edge] if query.page_reverse else [v for v in views if key(v) > edge]
+    return views[-query.limit:] if query.page_reverse else views[:query.limit]
+
+
+def links(url: str, params: list[tuple[str, str]], items: list[dict[str, Any]],
+          query: ListQuery) -> list[dict[str, str]]:
+    """neutron's ``get_pagination_links``."""
+    if query.limit is None:
+        return []
+    kept = [(name, value) for name, value in params if name not in ("marker", "page_reverse")]
+    found: list[dict[str, str]] = []
+    if not (len(items) < query.limit and not query.page_reverse):
+        marker = [("marker", items[-1]["id"])] if items else []
+        found.append({"rel": "next", "href": f"{url}?{urllib.parse.urlencode(kept + marker)}"})
+    if not (len(items) < query.limit and query.page_reverse):
+        marker = [("marker", items[0]["id"])] if items else []
+        found.append({"rel": "previous",
+                      "href": f"{url}?{urllib.parse.urlencode([*kept, *marker, ('page_reverse', 'True')])}"})
+    return found

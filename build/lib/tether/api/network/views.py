@@ -1,0 +1,74 @@
+"""Networks, subnets and ports as neutron shows them on the wire."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from tether.api.network.attributes import Resource
+from tether.domain.network import Network, Port, Subnet
+from tether.services.context import RequestContext
+
+
+def timestamp(moment: float) -> str:
+    """Neutron's standard-attr-timestamp format: whole seconds, UTC, with Z."""
+    return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _standard(entity: Network | Subnet | Port) -> dict[str, Any]:
+    return {"description": entity.description, "tags": [],
+            "created_at": timestamp(entity.created_at), "updated_at": timestamp(entity.updated_at)}
+
+
+def network_view(network: Network, subnet_ids: list[str]) -> dict[str, Any]:
+    return {
+        "id": network.id, "name": network.name,
+        "tenant_id": network.project_id, "project_id": network.project_id,
+        "admin_state_up": network.admin_state_up, "status": network.status, "subnets": subnet_ids,
+        "shared": network.shared, "router:external": network.external, "mtu": network.mtu,
+        "provider:network_type": network.provider_network_type,
+        "provider:physical_network": network.provider_physical_network,
+        "provider:segmentation_id": network.provider_segmentation_id,
+        "port_security_enabled": True,
+        **_standard(network),
+    }
+
+
+def subnet_view(subnet: Subnet) -> dict[str, Any]:
+    return {
+        "id": subnet.id, "name": subnet.name, "network_id": subnet.network_id,
+        "tenant_id": subnet.project_id, "project_id": subnet.project_id,
+        "ip_version": subnet.ip_version, "cidr": subnet.cidr, "gateway_ip": subnet.gateway_ip,
+        "allocation_pools": [dict(pool) for pool in subnet.allocation_pools],
+        "dns_nameservers": list(subnet.dns_nameservers), "host_routes": [],
+        "enable_dhcp": subnet.enable_dhcp,
+        "ipv6_ra_mode": subnet.ipv6_ra_mode, "ipv6_address_mode": subnet.ipv6_address_mode,
+        "subnetpool_id": None,
+        **_standard(subnet),
+    }
+
+
+def port_view(port: Port) -> dict[str, Any]:
+    return {
+        "id": port.id, "name": port.name, "network_id": port.network_id,
+        "tenant_id": port.project_id, "project_id": port.project_id,
+        "mac_address": port.mac_address, "admin_state_up": port.admin_state_up, "status": port.status,
+        "device_id": port.device_id, "device_owner": port.device_owner,
+        "fixed_ips": [{"subnet_id": ip["subnet_id"], "ip_address": ip["ip_address"]} for ip in port.fixed_ips],
+        "binding:host_id": port.binding_host_id, "binding:vnic_type": port.binding_vnic_type,
+        "binding:profile": dict(port.binding_profile), "binding:vif_type": port.binding_vif_type,
+        "binding:vif_details": {},
+        "security_groups": [], "allowed_address_pairs": [], "extra_dhcp_opts": [],
+        "port_security_enabled": True,
+        **_standard(port),
+    }
+
+
+def for_caller(resource: Resource, view: dict[str, Any], ctx: RequestContext,
+               fields: Iterable[str] | None = None) -> dict[str, Any]:
+    """What this caller may see of ``view`` (neutron's ``_exclude_attributes_by_policy``), cut to ``fields``."""
+    hidden = () if ctx.is_admin else resource.admin_only
+    wanted = None if not fields else set(fields)
+    return {name: value for name, value in view.items()
+            if name not in hidden and (wanted is None or name in wanted)}

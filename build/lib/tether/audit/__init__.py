@@ -1,0 +1,1 @@
+"""Collectors (Tether itself, or any cloud through openstacksdk), findings, repair plans, reports."""

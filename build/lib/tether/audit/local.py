@@ -1,0 +1,31 @@
+"""A snapshot of a Tether cloud: its database and its hardware, read as they are."""
+
+from __future__ import annotations
+
+from tether.domain.invariants import Snapshot
+from tether.services.cloud import Cloud
+from tether.store import repos
+
+
+async def collect(cloud: Cloud) -> Snapshot:
+    async with cloud.store.begin() as conn:
+        ports = await repos.ports.find(conn)
+        allocations = await repos.ip_allocations.find(conn, order_by=("subnet_id", "ip_address"))
+        by_port: dict[str, list[dict[str, str]]] = {}
+        for allocation in allocations:
+            by_port.setdefault(allocation.port_id, []).append(
+                {"subnet_id": allocation.subnet_id, "ip_address": allocation.ip_address})
+        for port in ports:
+            port.fixed_ips = by_port.get(port.id, [])
+        snapshot = Snapshot(
+            now=cloud.rt.now(),
+            instances=await repos.instances.find(conn),
+            vifs=await repos.instance_vifs.find(conn, order_by=("instance_uuid", "position")),
+            ports=ports,
+            ip_allocations=allocations,
+            nodes=await repos.nodes.find(conn),
+            node_ports=await repos.node_ports.find(conn),
+            portgroups=await repos.portgroups.find(conn),
+        )
+    snapshot.guest_devices = cloud.world.hypervisor.interfaces()
+    return snapshot

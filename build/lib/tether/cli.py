@@ -1,0 +1,241 @@
+"""The `tether` command: serve | scenario | explore | check | faults | bugs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+
+from tether.config import DEFAULT_DATA_DIR, DataDir
+from tether.sim.bugs import BUGS
+from tether.sim.checkpoints import CHECKPOINTS, checkpoint_names
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+app = typer.Typer(help="Tether: an OpenStack-compatible control plane that does not leak.", no_args_is_help=True)
+faults_app = typer.Typer(help="Fault injection at named checkpoints.", no_args_is_help=True)
+bugs_app = typer.Typer(help="Upstream OpenStack bugs Tether can emulate.", no_args_is_help=True)
+scenario_app = typer.Typer(help="The scenario library: each seed's race, reproduced exactly.", no_args_is_help=True)
+app.add_typer(faults_app, name="faults")
+app.add_typer(bugs_app, name="bugs")
+app.add_typer(scenario_app, name="scenario")
+
+VIOLATIONS_FOUND = 3
+
+
+# rich is imported when something is printed with it: `tether serve` prints nothing through it
+# and should not pay for importing it.
+@cache
+def _console(stderr: bool = False) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr)
+
+
+@faults_app.command("list")
+def faults_list(
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Say what each point means.")] = False,
+) -> None:
+    """Print every checkpoint name, one a line."""
+    for name in checkpoint_names():
+        typer.echo(f"{name}\t{CHECKPOINTS[name]}" if verbose else name)
+
+
+@bugs_app.command("list")
+def bugs_list(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
+    """Print the name of every upstream bug that can be emulated."""
+    for name in sorted(BUGS):
+        typer.echo(f"{name}\t{BUGS[name]}" if verbose else name)
+
+
+@scenario_app.command("list")
+def scenario_list() -> None:
+    """Print every built-in scenario."""
+    from tether.sim.scenarios.library import SCENARIOS
+
+    for scenario in SCENARIOS.values():
+        typer.echo(f"{scenario.name}\tseed {scenario.seed}\t{scenario.summary}")
+
+
+@scenario_app.command("run")
+def scenario_run(
+    name: str,
+    emulate_bug: Annotated[list[str] | None, typer.Option("--emulate-bug", help="Behave like upstream.")] = None,
+    fault: Annotated[list[str] | None, typer.Option("--fault", help="POINT=ACTION[*N]")] = None,
+    db: Annotated[str | None, typer.Option("--db", help="sqlite:///path or postgresql://user@host:port/db")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> None:
+    """Run a scenario on a fresh store; exit 0 when it passes, 3 when it does not."""
+    from tether.domain.errors import TetherError
+    from tether.sim.bugs import UnknownBug
+    from tether.sim.faults import FaultRuleError
+    from tether.sim.scenarios.library import SCENARIOS
+    from tether.sim.scenarios.runner import run_scenario
+    from tether.store.database import DatabaseUrlError
+
+    scenario = SCENARIOS.get(name)
+    if scenario is None:
+        raise typer.BadParameter(f"unknown scenario {name!r}; `tether scenario list` prints them", param_hint="NAME")
+    try:
+        result = asyncio.run(run_scenario(scenario, bugs=emulate_bug or (), faults=fault or (), db_url=db))
+    except (UnknownBug, FaultRuleError, DatabaseUrlError) as error:
+        raise typer.BadParameter(str(error)) from None
+    except (*_store_errors(), TetherError) as error:
+        _fail(error)
+    if as_json:
+        typer.echo(json.dumps(result.as_dict(), indent=2))
+    else:
+        _print_scenario(result)
+    raise typer.Exit(0 if result.passed else VIOLATIONS_FOUND)
+
+
+def _print_scenario(result) -> None:  # type: ignore[no-untyped-def]
+    console = _console()
+    console.print(f"[bold]scenario[/bold] {result.scenario}")
+    for step in result.steps:
+        typer.echo(f"  t={step['at']:>7.1f}  {step['actor']:<28} {step['text']}")
+    if result.crashed_at:
+        console.print(f"[yellow]crashed at {result.crashed_at}; recovered on restart[/yellow]")
+    for violation in result.mended:
+        console.print(f"[yellow]mended by a reconciler[/yellow] {violation.invariant}: {violation.evidence}")
+    for violation in result.violations:
+        console.print(f"[red]VIOLATION[/red] {violation.invariant}: {violation.evidence}")
+    for unmet in result.unmet:
+        console.print(f"[red]UNMET[/red] {unmet}")
+    for leftover in result.leftovers:
+        console.print(f"[red]STILL TRANSIENT[/red] {leftover}")
+    for error in result.errors:
+        console.print(f"[red]ERROR[/red] {error}")
+    console.print("[green]PASSED[/green]" if result.passed else "[red]FAILED[/red]")
+
+
+@app.command()
+def explore(
+    scenario: Annotated[str | None, typer.Argument(help="A built-in scenario, or `all` for every one.")] = None,
+    every: Annotated[bool, typer.Option("--all", help="Explore every built-in scenario.")] = False,
+    exhaustive: Annotated[bool, typer.Option("--exhaustive", help="Every schedule, once per class of "
+                                             "equivalent ones (the default).")] = False,
+    random_runs: Annotated[int | None, typer.Option("--random", metavar="N", help="N seeded random schedules.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the random schedules.")] = 0,
+    max_switches: Annotated[int | None, typer.Option("--max-switches", metavar="K",
+                                                     help="At most K switches away from a runnable operation.")] = None,
+    crashes: Annotated[bool, typer.Option("--crashes", help="Also crash the control plane between any two "
+                                          "steps and recover.")] = False,
+    emulate_bug: Annotated[list[str] | None, typer.Option("--emulate-bug", help="Behave like upstream.")] = None,
+    replay_trace: Annotated[str | None, typer.Option("--replay", metavar="TRACE",
+                                                     help="Run exactly this schedule, as printed by explore.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> None:
+    """Explore a scenario's interleavings (and crashes); exit 0 when nothing is violated, 3 otherwise."""
+    from tether.sim.bugs import Bugs, UnknownBug
+    from tether.sim.explore.command import ExploreRequest, ExploreUsageError, run_request
+
+    bugs = tuple(emulate_bug or ())
+    try:
+        Bugs(bugs)
+        request = ExploreRequest.of(scenario, every=every, exhaustive=exhaustive, random_runs=random_runs,
+                                    seed=seed, max_switches=max_switches, crashes=crashes, bugs=bugs,
+                                    replay=replay_trace)
+        violated = run_request(request, as_json=as_json, out=typer.echo,
+                               progress=lambda line: typer.echo(line, err=True))
+    except (UnknownBug, ExploreUsageError) as error:
+        _fail(error)
+    raise typer.Exit(VIOLATIONS_FOUND if violated else 0)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port for every service.")] = 6080,
+    data_dir: Annotated[Path, typer.Option("--data-dir", help="Where the cloud keeps its state.")] = DEFAULT_DATA_DIR,
+    db: Annotated[str | None, typer.Option("--db", help="Database URL (default: SQLite in the data dir).")] = None,
+    fault: Annotated[list[str] | None, typer.Option("--fault", help="POINT=ACTION[*N]")] = None,
+    emulate_bug: Annotated[list[str] | None, typer.Option("--emulate-bug", help="Behave like upstream.")] = None,
+    deploy_seconds: Annotated[float, typer.Option(help="Fake hardware: deploy until the ramdisk calls back.")] = 5.0,
+    clean_seconds: Annotated[float, typer.Option(help="Fake hardware: how long cleaning takes.")] = 2.0,
+    reconcile_interval: Annotated[float, typer.Option(help="Seconds between reconciler passes.")] = 10.0,
+    admin_password: Annotated[str, typer.Option(envvar="TETHER_ADMIN_PASSWORD")] = "admin",
+    demo_password: Annotated[str, typer.Option(envvar="TETHER_DEMO_PASSWORD")] = "demo",
+) -> None:
+    """Run a whole OpenStack-compatible cloud in this process."""
+    if db is None and not DataDir(data_dir.expanduser()).database_file.exists():
+        from tether.services.identity.passwords import hash_early
+
+        hash_early(admin_password, demo_password)
+    # pydantic looks for its plugins among the entry points of every installed distribution
+    # when the first model is made (~30 ms of start-up); the server uses none. Whoever wants
+    # one says so: PYDANTIC_DISABLE_PLUGINS="" (or a list of the ones to leave out).
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    from tether.server import ServeOptions, run
+    from tether.sim.bugs import Bugs, UnknownBug
+    from tether.sim.faults import FaultPlan, FaultRuleError
+    from tether.store.database import DatabaseUrlError, async_url
+
+    try:
+        FaultPlan.parse(fault or [])
+        Bugs(emulate_bug or [])
+        if db:
+            async_url(db)
+    except (FaultRuleError, UnknownBug, DatabaseUrlError) as error:
+        raise typer.BadParameter(str(error)) from None
+    run(ServeOptions(host=host, port=port, data_dir=data_dir.expanduser(), db=db, faults=fault or [],
+                     bugs=emulate_bug or [], deploy_seconds=deploy_seconds, clean_seconds=clean_seconds,
+                     reconcile_interval=reconcile_interval,
+                     admin_password=admin_password, demo_password=demo_password))
+
+
+@app.command()
+def check(
+    data_dir: Annotated[Path, typer.Option("--data-dir", help="The cloud's data directory.")] = DEFAULT_DATA_DIR,
+    db: Annotated[str | None, typer.Option("--db", help="Database URL (default: the data directory's SQLite).")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Read the whole system and print every invariant violation; exit 3 if there is any."""
+    from tether.local_cloud import NoLocalCloud, check_local_cloud
+    from tether.store.database import DatabaseUrlError
+
+    try:
+        violations = asyncio.run(check_local_cloud(data_dir, db))
+    except DatabaseUrlError as error:
+        raise typer.BadParameter(str(error), param_hint="--db") from None
+    except (*_store_errors(), NoLocalCloud) as error:
+        _fail(error)
+    if as_json:
+        typer.echo(json.dumps({"violations": [v.as_dict() for v in violations]}, indent=2))
+    elif not violations:
+        _console().print("[green]no violations[/green]")
+    else:
+        from rich.text import Text
+
+        console = _console()
+        for violation in violations:
+            resources = " ".join(f"{key}={value}" for key, value in violation.resources.items())
+            # One line each, never wrapped or cut short: operators copy the ids from here.
+            line = Text.assemble(("VIOLATION", "red"), f" {violation.invariant}: {violation.evidence} ({resources})")
+            console.print(line, soft_wrap=True)
+    raise typer.Exit(VIOLATIONS_FOUND if violations else 0)
+
+
+def _store_errors() -> tuple[type[BaseException], ...]:
+    """What reaching a database can raise: each is reported in a line, never as a traceback."""
+    import asyncpg
+    from sqlalchemy.exc import SQLAlchemyError
+
+    return (OSError, SQLAlchemyError, asyncpg.PostgresError)
+
+
+def _fail(error: BaseException) -> NoReturn:
+    from rich.markup import escape
+
+    _console(stderr=True).print(f"[red]error:[/red] {escape(str(error))}", soft_wrap=True)
+    raise typer.Exit(2) from None
+
+
+if __name__ == "__main__":
+    app()

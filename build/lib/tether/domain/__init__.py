@@ -1,0 +1,1 @@
+"""The pure model: entities, state machines as tables, typed errors, invariants. No I/O."""

@@ -1,0 +1,130 @@
+"""Flavors, hypervisors, instances, their network info cache, actions and faults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tether.domain.compute_states import BUILDING, NOSTATE, api_status
+
+
+@dataclass
+class Flavor:
+    id: str
+    name: str
+    vcpus: int
+    ram: int
+    disk: int
+    ephemeral: int = 0
+    swap: int = 0
+    is_public: bool = True
+    # A bare-metal flavor asks for one node of this resource class instead of capacity.
+    resource_class: str | None = None
+    extra_specs: dict[str, str] = field(default_factory=dict)
+    description: str | None = None
+
+    @property
+    def is_baremetal(self) -> bool:
+        return self.resource_class is not None
+
+
+@dataclass
+class Hypervisor:
+    id: int
+    hostname: str
+    vcpus: int
+    memory_mb: int
+    local_gb: int
+    state: str = "up"
+    status: str = "enabled"
+
+
+@dataclass
+class Instance:
+    uuid: str
+    name: str
+    project_id: str
+    user_id: str
+    flavor_id: str
+    image_id: str | None
+    vm_state: str = BUILDING
+    task_state: str | None = None
+    power_state: int = NOSTATE
+    host: str | None = None
+    node: str | None = None
+    is_baremetal: bool = False
+    # What the user asked for, kept so recovery can finish or undo a build.
+    requested_networks: Any = None
+    metadata: dict[str, str] = field(default_factory=dict)
+    key_name: str | None = None
+    # When the current transient state must have ended (design rule 3).
+    deadline: float | None = None
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    launched_at: float | None = None
+    deleted: bool = False
+    deleted_at: float | None = None
+
+    @property
+    def status(self) -> str:
+        return api_status(self.vm_state, self.task_state)
+
+
+@dataclass
+class VifEntry:
+    """One row of an instance's network info cache."""
+
+    instance_uuid: str
+    port_id: str
+    network_id: str
+    address: str
+    position: int = 0
+    # The user brought this port: release it on delete, never delete it.
+    preserve_on_delete: bool = False
+    fixed_ips: list[dict[str, str]] = field(default_factory=list)
+    tag: str | None = None
+
+
+@dataclass
+class InstanceAction:
+    request_id: str
+    instance_uuid: str
+    action: str
+    project_id: str
+    user_id: str
+    start_time: float
+    updated_at: float
+    message: str | None = None
+
+
+@dataclass
+class ActionEvent:
+    request_id: str
+    event: str
+    start_time: float
+    finish_time: float | None = None
+    result: str | None = None
+    traceback: str | None = None
+    host: str | None = None
+    id: int | None = None
+
+
+@dataclass
+class InstanceFault:
+    instance_uuid: str
+    code: int
+    message: str
+    details: str
+    created_at: float
+    id: int | None = None
+
+
+@dataclass(frozen=True)
+class GuestInterface:
+    """A guest interface as a hypervisor reports it (``virsh domiflist``)."""
+
+    host: str
+    instance_uuid: str
+    device: str  # "tap" + the first 11 characters of the port id
+    mac: str
+    port_id: str

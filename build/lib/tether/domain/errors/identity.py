@@ -1,0 +1,71 @@
+"""Identity (keystone) errors, in keystone's words."""
+
+from __future__ import annotations
+
+from tether.domain.errors import TetherError
+
+
+class IdentityError(TetherError):
+    service = "identity"
+    status = 500
+
+
+class Unauthorized(IdentityError):
+    """Any failed authentication: never says which part was wrong."""
+
+    status = 401
+    template = "The request you have made requires authentication."
+
+
+class Forbidden(IdentityError):
+    status = 403
+    template = "You are not authorized to perform the requested action: {action}."
+
+
+class NotFound(IdentityError):
+    status = 404
+    template = "Could not find {target}: {id}."
+
+
+class DomainNotFound(NotFound):
+    template = "Could not find domain: {domain_id}."
+
+
+class ProjectNotFound(NotFound):
+    template = "Could not find project: {project_id}."
+
+
+class UserNotFound(NotFound):
+    template = "Could not find user: {user_id}."
+
+
+class RoleNotFound(NotFound):
+    template = "Could not find role: {role_id}."
+
+
+class RoleAssignmentNotFound(NotFound):
+    template = (
+        "Could not find role assignment with role: {role_id}, user or group: {actor_id}, "
+        "project, domain, or system: {target_id}."
+    )
+
+
+class TokenNotFound(NotFound):
+    template = "Could not find token: {token_id}."
+
+
+class Conflict(IdentityError):
+    status = 409
+    template = "Conflict occurred attempting to store {type} - {details}."
+
+
+class ValidationError(IdentityError):
+    status = 400
+    template = "{reason}"
+
+
+class MissingAttribute(ValidationError):
+    template = (
+        "Expecting to find {attribute} in {target}. The server could not comply with the request "
+        "since it is either malformed or otherwise incorrect. The client is assumed to be in error."
+    )

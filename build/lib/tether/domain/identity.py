@@ -1,0 +1,129 @@
+"""Identity entities: domains, projects, users, roles, tokens."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from tether.domain.ids import new_uuid
+
+ROLES = ("admin", "member", "reader", "service")
+DEFAULT_DOMAIN_ID = "default"
+DEFAULT_DOMAIN_NAME = "Default"
+
+# keystone-manage bootstrap makes admin imply member and member imply reader,
+# so an admin's token lists all three and policy can ask for the weakest role.
+DEFAULT_IMPLIED_ROLES = (("admin", "member"), ("member", "reader"))
+
+# The one project whose admins may take a system-scoped token (see
+# IdentityService.authenticate: Tether has no system role assignments).
+ADMIN_PROJECT_NAME = "admin"
+
+NAME_MAX_LENGTH = 255
+
+
+def new_keystone_id(rng: random.Random) -> str:
+    """Keystone's ids for projects, users and roles: a uuid4 as 32 hex digits."""
+    return new_uuid(rng).replace("-", "")
+
+
+@dataclass
+class Domain:
+    id: str
+    name: str
+    enabled: bool = True
+
+
+@dataclass
+class Project:
+    id: str
+    name: str
+    domain_id: str = DEFAULT_DOMAIN_ID
+    enabled: bool = True
+    description: str = ""
+
+
+@dataclass
+class User:
+    id: str
+    name: str
+    # An argon2 hash, or "" for a user who cannot log in with a password.
+    password_hash: str = field(repr=False)
+    domain_id: str = DEFAULT_DOMAIN_ID
+    enabled: bool = True
+    default_project_id: str | None = None
+
+
+@dataclass
+class Role:
+    id: str
+    name: str
+    # Ids of the roles this one implies (keystone's implied_roles, kept on the prior role).
+    implies: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RoleAssignment:
+    user_id: str
+    project_id: str
+    role_id: str
+
+
+@dataclass
+class Token:
+    """An issued token, with what its body needs captured at issue time.
+
+    In the store ``id`` holds a SHA-256 digest of the token, never the token
+    itself (see services.identity.tokens); the service hands out the real id.
+    """
+
+    id: str = field(repr=False)
+    user_id: str
+    project_id: str | None
+    system: bool
+    roles: list[str] = field(default_factory=list)
+    issued_at: float = 0.0
+    expires_at: float = 0.0
+    revoked: bool = False
+    audit_id: str = ""
+    methods: list[str] = field(default_factory=lambda: ["password"])
+    user_name: str = ""
+    user_domain_id: str = DEFAULT_DOMAIN_ID
+    user_domain_name: str = DEFAULT_DOMAIN_NAME
+    project_name: str | None = None
+    project_domain_id: str | None = None
+    project_domain_name: str | None = None
+    # role name -> role id, for the token body's [{id, name}]
+    role_ids: dict[str, str] = field(default_factory=dict)
+
+    def is_valid(self, now: float) -> bool:
+        return not self.revoked and now < self.expires_at
+
+    @property
+    def is_unscoped(self) -> bool:
+        return self.project_id is None and not self.system
+
+
+def effective_roles(direct: Iterable[Role], every_role: Mapping[str, Role]) -> list[Role]:
+    """The roles ``direct`` grant, with everything they imply, each once.
+
+    Direct roles come in name order, each followed by what it implies
+    (depth first), so an admin reads ["admin", "member", "reader"].
+    """
+    result: list[Role] = []
+    seen: set[str] = set()
+
+    def visit(role: Role) -> None:
+        if role.id in seen:
+            return
+        seen.add(role.id)
+        result.append(role)
+        for implied_id in role.implies:
+            implied = every_role.get(implied_id)
+            if implied is not None:
+                visit(implied)
+
+    for role in sorted(direct, key=lambda r: r.name):
+        visit(role)
+    return result

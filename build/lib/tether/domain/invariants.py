@@ -1,0 +1,261 @@
+"""The design's invariants, one pure function each, over a snapshot of the whole system.
+
+The tests, the explorer, ``tether check`` and the auditor all use these same
+functions; only the way the snapshot is collected differs.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tether.domain import baremetal_states as bms
+from tether.domain import compute_states as vm
+from tether.domain.baremetal import Node, NodePort, Portgroup
+from tether.domain.compute import GuestInterface, Instance, VifEntry
+from tether.domain.network import COMPUTE_OWNER_PREFIX, CREATED_BY_COMPUTE, CREATED_BY_ORCHESTRATION, IpAllocation, Port
+
+
+@dataclass
+class Snapshot:
+    now: float
+    instances: list[Instance] = field(default_factory=list)
+    vifs: list[VifEntry] = field(default_factory=list)
+    ports: list[Port] = field(default_factory=list)
+    ip_allocations: list[IpAllocation] = field(default_factory=list)
+    nodes: list[Node] = field(default_factory=list)
+    node_ports: list[NodePort] = field(default_factory=list)
+    portgroups: list[Portgroup] = field(default_factory=list)
+    guest_devices: list[GuestInterface] = field(default_factory=list)
+    # Ports that orchestration owns, by port id: the stack resource that lists each.
+    orchestration_ports: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Violation:
+    invariant: str
+    resources: dict[str, str]
+    evidence: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"invariant": self.invariant, **self.resources, "evidence": self.evidence}
+
+
+class _Index:
+    def __init__(self, snap: Snapshot) -> None:
+        self.instances = {i.uuid: i for i in snap.instances}
+        self.ports = {p.id: p for p in snap.ports}
+        self.nodes = {n.uuid: n for n in snap.nodes}
+        self.cache: dict[str, set[str]] = defaultdict(set)
+        for entry in snap.vifs:
+            self.cache[entry.instance_uuid].add(entry.port_id)
+
+    def compute_involved(self, node: Node | None, port: Port) -> bool:
+        """Whether compute manages this node or port; standalone ironic use is not ours to judge."""
+        known = node is not None and node.instance_uuid in self.instances
+        return known or port.device_owner.startswith(COMPUTE_OWNER_PREFIX) or port.created_by == CREATED_BY_COMPUTE
+
+    def live(self, uuid: str | None) -> Instance | None:
+        instance = self.instances.get(uuid or "")
+        if instance is None or instance.deleted or instance.vm_state == vm.DELETED:
+            return None
+        return instance
+
+
+def node_vifs(snap: Snapshot) -> list[tuple[str, str, str]]:
+    """(node uuid, vif, "port"/"portgroup" uuid) for every VIF a node lists."""
+    found = [(p.node_uuid, p.vif, p.uuid) for p in snap.node_ports if p.vif]
+    found += [(g.node_uuid, g.vif, g.uuid) for g in snap.portgroups if g.vif]
+    return found  # type: ignore[return-value]
+
+
+def stale_vif(snap: Snapshot) -> list[Violation]:
+    index = _Index(snap)
+    out = []
+    for node_uuid, vif, holder in node_vifs(snap):
+        node = index.nodes.get(node_uuid)
+        port = index.ports.get(vif)
+        owner = index.live(node.instance_uuid if node else None)
+        if port is None:
+            why = "its port no longer exists"
+        elif not index.compute_involved(node, port):
+            continue  # a standalone ironic user's own VIF (no compute instance, no compute port)
+        elif owner is None:
+            why = "the node has no live instance"
+        elif port.device_id != owner.uuid:
+            why = f"the port is bound to {port.device_id or 'nothing'}, not to instance {owner.uuid}"
+        else:
+            continue
+        out.append(Violation("stale-vif", {"node": node_uuid, "vif": vif, "nic": holder},
+                             f"node {node_uuid} lists VIF {vif} but {why}"))
+    return out
+
+
+def orphan_port(snap: Snapshot) -> list[Violation]:
+    index = _Index(snap)
+    out = []
+    for port in snap.ports:
+        if port.created_by == CREATED_BY_ORCHESTRATION:
+            if port.id not in snap.orchestration_ports:
+                out.append(Violation("orphan-port", {"port": port.id},
+                                     f"port {port.id} was created by orchestration and no stack resource lists it"))
+            continue
+        if not (port.device_owner.startswith(COMPUTE_OWNER_PREFIX) or port.created_by == CREATED_BY_COMPUTE):
+            continue
+        owner = index.live(port.device_id)
+        if owner is None:
+            out.append(Violation("orphan-port", {"port": port.id, "instance": port.device_id},
+                                 f"port {port.id} is owned by compute but instance "
+                                 f"{port.device_id or '(none)'} is gone"))
+        elif port.id not in index.cache[owner.uuid]:
+            out.append(Violation("orphan-port", {"port": port.id, "instance": owner.uuid},
+                                 f"port {port.id} names instance {owner.uuid}, which does not list it"))
+    return out
+
+
+def mac_conflict(snap: Snapshot) -> list[Violation]:
+    out = []
+    by_network: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for port in snap.ports:
+        by_network[(port.network_id, port.mac_address.lower())].append(port.id)
+    for (network_id, mac), ids in sorted(by_network.items()):
+        if len(ids) > 1:
+            out.append(Violation("mac-conflict", {"network": network_id, "mac": mac, "ports": ",".join(sorted(ids))},
+                                 f"ports {', '.join(sorted(ids))} share MAC {mac} on network {network_id}"))
+    nic_of_mac = {nic.address.lower(): nic for nic in snap.node_ports}
+    for port in snap.ports:
+        nic = nic_of_mac.get(port.mac_address.lower())
+        if nic is not None and nic.vif != port.id:
+            out.append(Violation("mac-conflict", {"port": port.id, "mac": port.mac_address, "nic": nic.uuid},
+                                 f"port {port.id} keeps MAC {port.mac_address} of NIC {nic.uuid} on node "
+                                 f"{nic.node_uuid} though it is no VIF there"))
+    return out
+
+
+_NODE_GONE = (bms.AVAILABLE, bms.CLEANING, bms.CLEANWAIT, bms.DELETING, bms.MANAGEABLE, bms.ENROLL)
+
+
+def stuck_transient(snap: Snapshot) -> list[Violation]:
+    index = _Index(snap)
+    out = []
+    for instance in snap.instances:
+        if index.live(instance.uuid) is None:
+            continue
+        transient = instance.vm_state == vm.BUILDING or instance.task_state is not None
+        if transient and instance.deadline is not None and snap.now > instance.deadline:
+            out.append(Violation("stuck-transient", {"instance": instance.uuid},
+                                 f"instance {instance.uuid} is {instance.status}/{instance.task_state} "
+                                 f"past its deadline"))
+        elif instance.vm_state == vm.BUILDING and instance.is_baremetal and instance.node:
+            node = index.nodes.get(instance.node)
+            if node is None or node.instance_uuid != instance.uuid or node.provision_state in _NODE_GONE:
+                state = "gone" if node is None else node.provision_state
+                out.append(Violation("stuck-transient", {"instance": instance.uuid, "node": instance.node},
+                                     f"instance {instance.uuid} is BUILD but its node is {state}"))
+    for node in snap.nodes:
+        state = bms.PROVISION_STATES.states.get(node.provision_state)
+        if state is None or state.stable or state.deadline is None:
+            continue
+        if snap.now > node.provision_updated_at + state.deadline:
+            out.append(Violation("stuck-transient", {"node": node.uuid},
+                                 f"node {node.uuid} is in {node.provision_state} past its deadline"))
+    return out
+
+
+def zombie_interface(snap: Snapshot) -> list[Violation]:
+    index = _Index(snap)
+    out = []
+    plugged: dict[str, set[str]] = defaultdict(set)
+    for device in snap.guest_devices:
+        plugged[device.instance_uuid].add(device.port_id)
+        port = index.ports.get(device.port_id)
+        owner = index.live(device.instance_uuid)
+        if port is None:
+            why = "its port no longer exists"
+        elif owner is None:
+            why = "its instance is gone"
+        elif port.device_id != owner.uuid:
+            why = f"its port is bound to {port.device_id or 'nothing'}"
+        else:
+            continue
+        out.append(Violation("zombie-interface",
+                             {"instance": device.instance_uuid, "device": device.device, "port": device.port_id},
+                             f"guest interface {device.device} ({device.mac}) on {device.host} for "
+                             f"{device.instance_uuid}: {why}"))
+    node_plugged: dict[str, set[str]] = defaultdict(set)
+    for node_uuid, vif, _ in node_vifs(snap):
+        node_plugged[node_uuid].add(vif)
+    for instance in snap.instances:
+        if index.live(instance.uuid) is None or instance.vm_state != vm.ACTIVE or instance.task_state is not None:
+            continue
+        have = node_plugged[instance.node or ""] if instance.is_baremetal else plugged[instance.uuid]
+        for port_id in sorted(index.cache[instance.uuid] - have):
+            out.append(Violation("zombie-interface", {"instance": instance.uuid, "port": port_id},
+                                 f"instance {instance.uuid} lists port {port_id}, which is not plugged"))
+    return out
+
+
+def association(snap: Snapshot) -> list[Violation]:
+    index = _Index(snap)
+    out = []
+    for node in snap.nodes:
+        # An instance_uuid compute never issued belongs to a standalone ironic user.
+        if node.instance_uuid is None or node.instance_uuid not in index.instances:
+            continue
+        owner = index.live(node.instance_uuid)
+        if owner is None:
+            out.append(Violation("association", {"node": node.uuid, "instance": node.instance_uuid},
+                                 f"node {node.uuid} names instance {node.instance_uuid}, which is gone"))
+        elif owner.node != node.uuid:
+            out.append(Violation("association", {"node": node.uuid, "instance": owner.uuid},
+                                 f"node {node.uuid} names instance {owner.uuid}, which names node {owner.node}"))
+    for instance in snap.instances:
+        if index.live(instance.uuid) is None or not instance.is_baremetal or not instance.node:
+            continue
+        node = index.nodes.get(instance.node)
+        if node is None or node.instance_uuid != instance.uuid:
+            out.append(Violation("association", {"instance": instance.uuid, "node": instance.node},
+                                 f"instance {instance.uuid} names node {instance.node}, which does not name it"))
+    return out
+
+
+def ip_allocation(snap: Snapshot) -> list[Violation]:
+    index = _Index(snap)
+    out = []
+    for allocation in snap.ip_allocations:
+        port = index.ports.get(allocation.port_id)
+        if port is None or port.network_id != allocation.network_id:
+            out.append(Violation("ip-allocation", {"ip": allocation.ip_address, "port": allocation.port_id},
+                                 f"{allocation.ip_address} is allocated to port {allocation.port_id}, "
+                                 "which does not exist on that network"))
+    return out
+
+
+INVARIANTS: dict[str, Callable[[Snapshot], list[Violation]]] = {
+    "stale-vif": stale_vif,
+    "orphan-port": orphan_port,
+    "mac-conflict": mac_conflict,
+    "stuck-transient": stuck_transient,
+    "zombie-interface": zombie_interface,
+    "association": association,
+    "ip-allocation": ip_allocation,
+}
+
+
+def check_all(snap: Snapshot) -> list[Violation]:
+    return [violation for check in INVARIANTS.values() for violation in check(snap)]
+
+
+def transient_leftovers(snap: Snapshot) -> list[str]:
+    """Anything still in a transient state, deadline or not (for 'nothing left in flight')."""
+    index = _Index(snap)
+    left = [f"instance {i.uuid} {i.status}/{i.task_state}" for i in snap.instances
+            if index.live(i.uuid) and (i.vm_state == vm.BUILDING or i.task_state is not None)]
+    # A node in maintenance is held by its operator, not left in flight: leaving maintenance
+    # resumes it (``resume_conductor_jobs``), as in Ironic.
+    left += [f"node {n.uuid} {n.provision_state}" for n in snap.nodes
+             if n.provision_state in bms.PROVISION_STATES.states and not n.maintenance
+             and bms.PROVISION_STATES.is_transient(n.provision_state)]
+    return left

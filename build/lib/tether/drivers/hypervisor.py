@@ -1,0 +1,119 @@
+"""A fake hypervisor: guest interfaces as ``virsh domiflist`` would show them.
+
+Its state lives here, not in the database, and survives a control-plane
+crash (it is the hardware). It optionally persists to a journal file so a
+restarted ``tether serve`` finds its guests where it left them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from tether.domain.compute import GuestInterface
+from tether.drivers.journal import Journal
+
+
+def device_name(port_id: str) -> str:
+    return "tap" + port_id[:11]
+
+
+class HypervisorError(Exception):
+    pass
+
+
+class FakeHypervisor:
+    def __init__(self, path: Path | None = None) -> None:
+        self._journal = Journal(path) if path is not None else None
+        self._interfaces: dict[tuple[str, str, str], GuestInterface] = {}
+        self._domains: set[tuple[str, str]] = set()
+        # Called with each newly plugged or unplugged interface: the L2 agent's view.
+        self.on_plug: Callable[[GuestInterface], None] | None = None
+        self.on_unplug: Callable[[GuestInterface], None] | None = None
+        self._load()
+
+    # -- domains --------------------------------------------------------------
+
+    def create_domain(self, host: str, instance_uuid: str) -> None:
+        self._domains.add((host, instance_uuid))
+        self._record(_domain_key(host, instance_uuid), [host, instance_uuid])
+
+    def destroy_domain(self, host: str, instance_uuid: str) -> list[GuestInterface]:
+        """Power off and undefine a guest; its interfaces go with it."""
+        gone = self.interfaces(instance_uuid=instance_uuid, host=host)
+        for interface in gone:
+            del self._interfaces[(interface.host, interface.instance_uuid, interface.port_id)]
+            self._record(_interface_key(interface), None)
+        self._domains.discard((host, instance_uuid))
+        self._record(_domain_key(host, instance_uuid), None)
+        if self.on_unplug is not None:
+            for interface in gone:
+                self.on_unplug(interface)
+        return gone
+
+    def has_domain(self, host: str, instance_uuid: str) -> bool:
+        return (host, instance_uuid) in self._domains
+
+    def domains(self) -> list[tuple[str, str]]:
+        return sorted(self._domains)
+
+    # -- interfaces -------------------------------------------------------------
+
+    def plug(self, host: str, instance_uuid: str, port_id: str, mac: str) -> GuestInterface:
+        key = (host, instance_uuid, port_id)
+        if key in self._interfaces:
+            return self._interfaces[key]
+        interface = GuestInterface(host, instance_uuid, device_name(port_id), mac, port_id)
+        self._interfaces[key] = interface
+        self._record(_interface_key(interface), asdict(interface))
+        if self.on_plug is not None:
+            self.on_plug(interface)
+        return interface
+
+    def unplug(self, host: str, instance_uuid: str, port_id: str) -> bool:
+        interface = self._interfaces.pop((host, instance_uuid, port_id), None)
+        if interface is None:
+            return False
+        self._record(_interface_key(interface), None)
+        if self.on_unplug is not None:
+            self.on_unplug(interface)
+        return True
+
+    def interfaces(
+        self, instance_uuid: str | None = None, host: str | None = None
+    ) -> list[GuestInterface]:
+        return sorted(
+            (
+                interface
+                for interface in self._interfaces.values()
+                if (instance_uuid is None or interface.instance_uuid == instance_uuid)
+                and (host is None or interface.host == host)
+            ),
+            key=lambda interface: (interface.host, interface.instance_uuid, interface.device),
+        )
+
+    # -- persistence ------------------------------------------------------------
+
+    def _load(self) -> None:
+        if self._journal is None:
+            return
+        for key, value in self._journal.load().items():
+            if key.startswith("domain/"):
+                self._domains.add((value[0], value[1]))
+            else:
+                interface = GuestInterface(**value)
+                self._interfaces[(interface.host, interface.instance_uuid, interface.port_id)] = interface
+
+    def _record(self, key: str, value: Any) -> None:
+        if self._journal is not None:
+            self._journal.put(key, value)
+
+
+def _domain_key(host: str, instance_uuid: str) -> str:
+    return f"domain/{host}/{instance_uuid}"
+
+
+def _interface_key(interface: GuestInterface) -> str:
+    return f"interface/{interface.host}/{interface.instance_uuid}/{interface.port_id}"

@@ -1,0 +1,48 @@
+"""Mend ports: orphans go back to their creator's rules, and NIC MACs are given up."""
+
+from __future__ import annotations
+
+from tether.domain.errors import TetherError
+from tether.domain.invariants import Violation
+from tether.domain.network import CREATED_BY_ORCHESTRATION
+from tether.reconcile.base import Reconciler
+from tether.services.context import RequestContext
+
+
+class OrphanPorts(Reconciler):
+    invariant = "orphan-port"
+    hidden_by = ("stale-vif-on-terminate", "zombie-interface-on-attach-race")
+
+    async def mend(self, violation: Violation) -> bool:
+        port_id = violation.resources["port"]
+        network = self.cloud.network
+        port = await network.find_port(port_id)
+        if port is None:
+            return False
+        if port.created_by == CREATED_BY_ORCHESTRATION:
+            return False  # orchestration mends its own ports when it lands
+        compute = self.cloud.compute
+        if port.device_id and await compute._live_instance(port.device_id) is not None:
+            return await compute.reconcile_network(port.device_id)
+        # rule 2: the owner is gone; delete what it created, release what the user brought.
+        await compute.give_back_port(port)
+        return True
+
+
+class NicMacs(Reconciler):
+    invariant = "mac-conflict"
+    hidden_by = ("mac-kept-on-unbind",)
+
+    async def mend(self, violation: Violation) -> bool:
+        port_id = violation.resources.get("port")
+        if port_id is None:
+            return False  # two ports with one MAC: the database forbids it; nothing safe to do
+        port = await self.cloud.network.find_port(port_id)
+        if port is None or port.is_bound:
+            return False
+        # rule 2 (seed 001): a released port gives the NIC's MAC back and gets a fresh one.
+        try:
+            await self.cloud.network.update_port(RequestContext.internal(port.project_id), port_id, mac_address=None)
+        except TetherError:
+            return False  # bound or gone meanwhile: the next pass looks again
+        return True

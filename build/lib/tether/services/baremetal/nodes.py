@@ -1,0 +1,239 @@
+"""Nodes: enrolment, lookup, JSON-patch updates, deletion, maintenance and power."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+
+from tether.domain.baremetal import Node
+from tether.domain.baremetal_states import (
+    DELETE_ALLOWED_STATES,
+    ENROLL,
+    POWER_ON,
+    POWER_TARGETS,
+    TRANSIENT_STATES,
+)
+from tether.domain.errors import baremetal as be
+from tether.domain.ids import new_uuid
+from tether.drivers.hardware import HardwareError
+from tether.services.baremetal import validation
+from tether.services.baremetal.base import DRIVERS
+from tether.services.baremetal.patches import apply_patch, changed
+from tether.services.baremetal.provisioning import ProvisioningMixin
+from tether.services.context import RequestContext
+from tether.store import repos
+
+# What a node PATCH may touch, and what each field becomes when removed.
+_WRITABLE = {
+    "name": None, "instance_uuid": None, "instance_info": {}, "properties": {}, "extra": {},
+    "driver_info": {}, "resource_class": None, "maintenance": False, "chassis_uuid": None,
+    "driver": "fake-hardware",
+}
+# ironic's NodePatchType.internal_attrs that Tether's nodes have.
+_INTERNAL = (
+    "provision_state", "target_provision_state", "power_state", "target_power_state",
+    "last_error", "reservation", "provision_updated_at", "maintenance_reason",
+)
+
+
+class NodesMixin(ProvisioningMixin):
+    async def create_node(
+        self,
+        ctx: RequestContext,
+        *,
+        name: str | None = None,
+        driver: str = "fake-hardware",
+        resource_class: str | None = None,
+        properties: dict[str, Any] | None = None,
+        driver_info: dict[str, Any] | None = None,
+        extra: dict[str, Any] | None = None,
+        chassis_uuid: str | None = None,
+        uuid: str | None = None,
+    ) -> Node:
+        self._require_admin(ctx, "baremetal:node:create")
+        name = validation.node_name(name, creating=True)
+        if driver not in DRIVERS:
+            raise be.DriverNotFound(driver_name=driver)
+        uuid = validation.uuid_value(uuid) if uuid is not None else new_uuid(self.rng)
+        now = self.now()
+        node = Node(
+            uuid=uuid, name=name, driver=driver, provision_state=ENROLL,
+            power_state=self.hardware.power_state(uuid),
+            resource_class=validation.optional_text(resource_class, "resource_class", 80),
+            properties=validation.mapping(properties, "properties"),
+            driver_info=validation.mapping(driver_info, "driver_info"),
+            extra=validation.mapping(extra, "extra"),
+            chassis_uuid=chassis_uuid, provision_updated_at=now, created_at=now, updated_at=now,
+        )
+        try:
+            async with self.store.begin() as conn:
+                if await repos.nodes.get(conn, uuid) is not None:
+                    raise be.NodeAlreadyExists(uuid=uuid)
+                if name is not None and await repos.nodes.first(conn, name=name) is not None:
+                    raise be.DuplicateName(name=name)
+                if chassis_uuid is not None and await repos.chassis.get(conn, chassis_uuid) is None:
+                    raise be.ChassisNotFound(chassis=chassis_uuid)
+                await repos.nodes.add(conn, node)
+        except IntegrityError:
+            raise be.DuplicateName(name=name) from None  # a concurrent create won the name
+        return node
+
+    async def get_node(self, ctx: RequestContext, ident: str) -> Node:
+        self._require_admin(ctx, "baremetal:node:get")
+        return await self._read_node(ident)
+
+    async def list_nodes(
+        self,
+        ctx: RequestContext,
+        *,
+        instance_uuid: str | None = None,
+        associated: bool | None = None,
+        maintenance: bool | None = None,
+        provision_state: str | None = None,
+        resource_class: str | None = None,
+    ) -> list[Node]:
+        self._require_admin(ctx, "baremetal:node:list")
+        filters: dict[str, Any] = {}
+        if instance_uuid is not None:
+            filters["instance_uuid"] = instance_uuid
+        if maintenance is not None:
+            filters["maintenance"] = maintenance
+        if provision_state is not None:
+            filters["provision_state"] = provision_state
+        if resource_class is not None:
+            filters["resource_class"] = resource_class
+        async with self.store.begin() as conn:
+            nodes = await repos.nodes.find(conn, order_by=("created_at", "uuid"), **filters)
+        if associated is not None:
+            nodes = [node for node in nodes if (node.instance_uuid is not None) == associated]
+        return nodes
+
+    async def update_node(self, ctx: RequestContext, ident: str, patch: list[dict[str, Any]]) -> Node:
+        self._require_admin(ctx, "baremetal:node:update")
+        async with self._node_locked(ident) as node:
+            patched = apply_patch(
+                dataclasses.asdict(node), patch, writable=_WRITABLE, internal=_INTERNAL, mandatory=("driver",)
+            )
+            changes = changed(dataclasses.asdict(node), patched)
+            if not changes:
+                return dataclasses.replace(node, reservation=None)
+            self._check_node_fields(node, changes)
+            if "maintenance" in changes and not changes["maintenance"]:
+                changes["maintenance_reason"] = None
+            changes["updated_at"] = self.now()
+            try:
+                async with self.store.begin() as conn:
+                    await self._check_node_conflicts(conn, node, changes)
+                    await repos.nodes.update(conn, node.uuid, **changes)
+            except IntegrityError:
+                # A concurrent update took the name or the instance first.
+                async with self.store.begin() as conn:
+                    await self._check_node_conflicts(conn, node, changes)
+                raise
+            updated = dataclasses.replace(node, **changes)
+        if "maintenance" in changes:
+            self._maintenance_changed(updated)
+        return await self._read_node(node.uuid)
+
+    def _check_node_fields(self, node: Node, changes: dict[str, Any]) -> None:
+        if "name" in changes and not validation.is_logical_name(changes["name"]) and changes["name"] is not None:
+            raise be.InvalidParameterValue(
+                err=f"Node {node.uuid}: Cannot change name to invalid name '{changes['name']}'"
+            )
+        if "instance_uuid" in changes and changes["instance_uuid"] is not None:
+            changes["instance_uuid"] = validation.uuid_value(changes["instance_uuid"])
+            if node.instance_uuid is not None:
+                raise be.NodeAssociated(node=node.uuid, instance=node.instance_uuid)
+        for field in ("instance_info", "properties", "extra", "driver_info"):
+            if field in changes:
+                validation.mapping(changes[field], field)
+        if "resource_class" in changes:
+            validation.optional_text(changes["resource_class"], "resource_class", 80)
+        if "maintenance" in changes:
+            validation.boolean(changes["maintenance"], "maintenance")
+        if "driver" in changes and changes["driver"] not in DRIVERS:
+            raise be.DriverNotFound(driver_name=changes["driver"])
+
+    @staticmethod
+    async def _check_node_conflicts(conn: Any, node: Node, changes: dict[str, Any]) -> None:
+        name = changes.get("name")
+        if name is not None:
+            other = await repos.nodes.first(conn, name=name)
+            if other is not None and other.uuid != node.uuid:
+                raise be.DuplicateName(name=name)
+        instance_uuid = changes.get("instance_uuid")
+        if instance_uuid is not None:
+            other = await repos.nodes.first(conn, instance_uuid=instance_uuid)
+            if other is not None and other.uuid != node.uuid:
+                raise be.InstanceAssociated(instance_uuid=instance_uuid, node=node.uuid)
+        chassis_uuid = changes.get("chassis_uuid")
+        if chassis_uuid is not None and await repos.chassis.get(conn, chassis_uuid) is None:
+            raise be.ChassisNotFound(chassis=chassis_uuid)
+
+    async def delete_node(self, ctx: RequestContext, ident: str) -> None:
+        self._require_admin(ctx, "baremetal:node:delete")
+        async with self._node_locked(ident) as node:
+            if node.instance_uuid is not None and not node.maintenance:
+                raise be.NodeAssociated(node=node.uuid, instance=node.instance_uuid)
+            if node.provision_state not in DELETE_ALLOWED_STATES and not node.maintenance:
+                raise be.NodeInWrongStateForDelete(
+                    node=node.uuid, state=node.provision_state, valid=", ".join(DELETE_ALLOWED_STATES)
+                )
+            # rule 2: the ports the node's NICs held are released (unbound, MAC reset) before it goes.
+            await self._detach_all_vifs(node.uuid)
+            async with self.store.begin() as conn:
+                await repos.node_ports.delete_where(conn, node_uuid=node.uuid)
+                await repos.portgroups.delete_where(conn, node_uuid=node.uuid)
+                await repos.nodes.delete(conn, node.uuid)
+            # Any job still waiting on the node finds it gone (rule 3) and ends.
+            self._jobs.pop(node.uuid, None)
+            self.rt.note(f"node {node.uuid}: deleted in {node.provision_state}")
+        self._notify(node.uuid)
+        if node.instance_uuid is not None and self.on_instance_released is not None:
+            self.on_instance_released(node.instance_uuid, node.uuid)
+
+    async def set_maintenance(
+        self, ctx: RequestContext, ident: str, on: bool, reason: str | None = None
+    ) -> Node:
+        self._require_admin(ctx, "baremetal:node:set_maintenance")
+        validation.boolean(on, "maintenance")
+        async with self._node_locked(ident) as node:
+            values = {"maintenance": on, "maintenance_reason": reason if on else None, "updated_at": self.now()}
+            async with self.store.begin() as conn:
+                await repos.nodes.update(conn, node.uuid, **values)
+            updated = dataclasses.replace(node, **values)
+        if node.maintenance != on:
+            self._maintenance_changed(updated)
+        return await self._read_node(node.uuid)
+
+    def _maintenance_changed(self, node: Node) -> None:
+        self._notify(node.uuid)
+        # rule 3: a job that stopped because the node went into maintenance resumes when it leaves it.
+        if not node.maintenance and node.provision_state in TRANSIENT_STATES and not self._job_running(node.uuid):
+            self._start_job_for(node, resume=True)
+
+    async def set_power_state(self, ctx: RequestContext, ident: str, target: str) -> Node:
+        self._require_admin(ctx, "baremetal:node:set_power_state")
+        desired = POWER_TARGETS.get(target) if isinstance(target, str) else None
+        if desired is None:
+            raise be.InvalidParameterValue(
+                err=f"The requested power state {target!r} is not valid; expected one of "
+                    f"{', '.join(sorted(POWER_TARGETS))}"
+            )
+        async with self._node_locked(ident) as node:
+            async with self.store.begin() as conn:
+                await repos.nodes.update(conn, node.uuid, target_power_state=desired, last_error=None)
+            try:
+                if target in ("rebooting", "reboot", "soft rebooting"):
+                    self.hardware.set_power(node.uuid, False)
+                power_state = self.hardware.set_power(node.uuid, desired == POWER_ON)
+                values: dict[str, Any] = {"power_state": power_state}
+            except HardwareError as error:
+                # ironic answers 202 and reports a failed power action in last_error.
+                values = {"last_error": f"Failed to change power state to '{desired}' by '{target}'. "
+                                        f"Error: {error}"}
+            async with self.store.begin() as conn:
+                await repos.nodes.update(conn, node.uuid, target_power_state=None, updated_at=self.now(), **values)
+        return await self._read_node(node.uuid)

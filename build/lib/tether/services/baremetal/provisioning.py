@@ -1,0 +1,137 @@
+"""Provisioning requests, and the conductor jobs they start, resume and expire.
+
+A request checks the state table, moves the node into its transient state
+under the node's lock and returns at once (ironic's 202); a conductor job does
+the work in the background. The provision state written first is the durable
+intent (rule 5): after a restart every node in a transient state gets its job
+back and resumes from the hardware's truth.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from tether.domain.baremetal import Node
+from tether.domain.baremetal_states import (
+    AVAILABLE,
+    CLEANING,
+    CLEANWAIT,
+    DELETING,
+    DEPLOYING,
+    DEPLOYWAIT,
+    MANAGEABLE,
+    PROVISION_STATES,
+    TRANSIENT_STATES,
+    VERBS,
+)
+from tether.domain.errors import baremetal as be
+from tether.services.baremetal.base import NodeChanged
+from tether.services.baremetal.cleaning import CLEAN_TIMEOUT_ERROR
+from tether.services.baremetal.deploy import DeployMixin
+from tether.services.baremetal.teardown import TeardownMixin
+from tether.services.baremetal.vifs import VifsMixin
+from tether.services.context import RequestContext
+from tether.store import repos
+
+_ABORTED = {DEPLOYWAIT: "Deploy operation aborted for node {node}.",
+            CLEANWAIT: "Clean operation aborted for node {node}."}
+_TIMED_OUT = {
+    DEPLOYING: "Timeout reached while deploying node {node}",
+    DEPLOYWAIT: "Timeout reached while waiting for callback for node {node}",
+    DELETING: "Failed to tear down: timeout reached while tearing down node {node}",
+    CLEANING: CLEAN_TIMEOUT_ERROR,
+    CLEANWAIT: CLEAN_TIMEOUT_ERROR,
+}
+
+
+class ProvisioningMixin(DeployMixin, TeardownMixin, VifsMixin):
+    async def set_provision_state(self, ctx: RequestContext, ident: str, target: str) -> Node:
+        self._require_admin(ctx, "baremetal:node:set_provision_state")
+        event = VERBS.get(target) if isinstance(target, str) else None
+        if event is None:
+            raise be.InvalidParameterValue(
+                err=f"Invalid input for field/attribute target. Value: '{target}'. "
+                    f"Value should be one of: {', '.join(VERBS)}"
+            )
+        # Refuse what the state table refuses before waiting for the lock, as ironic's API does.
+        self._check_request(await self._read_node(ident), target, event)
+        async with self._node_locked(ident) as node:
+            self._check_request(node, target, event)
+            node = await self._start_provisioning(node, event)
+        return await self._read_node(node.uuid)
+
+    def _check_request(self, node: Node, target: str, event: str) -> None:
+        self._refuse_illegal(node, target, event)
+        if event in ("deploy", "rebuild") and node.maintenance:
+            raise be.NodeInMaintenance(op="provisioning", node=node.uuid)
+
+    async def _start_provisioning(self, node: Node, event: str) -> Node:
+        if event == "abort":
+            reason = _ABORTED.get(node.provision_state, "Operation aborted for node {node}.")
+            return await self._transition(node, event, last_error=reason.format(node=node.uuid))
+        if event == "manage":
+            return await self._transition(node, event, last_error=None)
+        if event in ("provide", "clean"):
+            target = AVAILABLE if event == "provide" else MANAGEABLE
+            node = await self._transition(node, event, target=target, last_error=None)
+        else:  # deploy, rebuild, delete
+            node = await self._transition(node, event, last_error=None)
+        self._start_job_for(node)
+        return node
+
+    def _start_job_for(self, node: Node, *, resume: bool = False) -> None:
+        """Start the job that carries ``node`` out of its transient state."""
+        if node.provision_state in (DEPLOYING, DEPLOYWAIT):
+            self._start_job(node.uuid, "deploy", self._deploy_job)
+        elif node.provision_state == DELETING:
+            self._start_job(node.uuid, "teardown", self._teardown_job)
+        elif node.provision_state in (CLEANING, CLEANWAIT):
+            self._start_job(node.uuid, "clean", partial(self._cleaning_job, resume=resume))
+
+    async def resume_conductor_jobs(self) -> None:
+        """After a restart: forget the dead process's locks and give every transient node its job back.
+
+        Nodes in maintenance stay as they are until an operator lets them go
+        (leaving maintenance resumes them).
+        """
+        async with self.store.begin() as conn:
+            stale = await repos.nodes.find(conn, reservation=self.host)
+            for node in stale:
+                if not self.rt.locks.is_locked("node", node.uuid):
+                    await repos.nodes.update(conn, node.uuid, reservation=None)
+            nodes = await repos.nodes.find(
+                conn, order_by=("created_at", "uuid"), provision_state=list(TRANSIENT_STATES), maintenance=False
+            )
+        await self._recover_vif_intents()
+        for node in nodes:
+            if not self._job_running(node.uuid):
+                self.rt.note(f"node {node.uuid}: resuming its job in {node.provision_state}")
+                self._start_job_for(node, resume=True)
+
+    async def expire_transient(self, node_uuid: str) -> bool:
+        """Fail a node that sits in a transient state past its deadline (rule 3's backstop).
+
+        Returns whether it did; a node whose job holds its lock is left to that job.
+        """
+        node = await self.find_node(node_uuid)
+        if node is None or node.provision_state not in TRANSIENT_STATES:
+            return False
+        try:
+            await self._lock(node_uuid)
+        except be.NodeLocked:
+            return False
+        try:
+            node = await self.find_node(node_uuid)
+            if node is None or node.provision_state not in TRANSIENT_STATES:
+                return False
+            state = PROVISION_STATES.states[node.provision_state]
+            if self.now() <= node.provision_updated_at + (state.deadline or 0.0):
+                return False
+            self._jobs.pop(node_uuid, None)  # whatever job still waits on it is retired
+            reason = _TIMED_OUT.get(node.provision_state, "Timeout reached for node {node}")
+            await self._transition(node, state.on_timeout or "fail", last_error=reason.format(node=node_uuid))
+            return True
+        except NodeChanged:
+            return False
+        finally:
+            await self._unlock(node_uuid)

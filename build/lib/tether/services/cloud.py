@@ -1,0 +1,83 @@
+"""One incarnation of the control plane: every service, wired together.
+
+A ``World`` is what survives a crash: the database and the hardware (the
+hypervisor's guests, the bare-metal machines). A ``Cloud`` is the control
+plane running on it; a restart is a new ``Cloud`` on the same ``World``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from argon2 import PasswordHasher, profiles
+
+from tether.domain.compute import GuestInterface
+from tether.drivers.hardware import FakeHardware
+from tether.drivers.hypervisor import FakeHypervisor
+from tether.services.baremetal import BaremetalService
+from tether.services.compute import ComputeService
+from tether.services.context import RequestContext
+from tether.services.identity.service import IdentityService
+from tether.services.image import ImageService
+from tether.services.network import NetworkService
+from tether.sim.runtime import Runtime
+from tether.store.database import Database, Store
+
+
+@dataclass
+class World:
+    database: Database
+    hypervisor: FakeHypervisor
+    hardware: FakeHardware
+
+
+class Cloud:
+    def __init__(
+        self,
+        world: World,
+        runtime: Runtime,
+        rng: random.Random | None = None,
+        *,
+        fast_passwords: bool = False,
+        **compute_options: Any,
+    ) -> None:
+        self.world = world
+        self.rt = runtime
+        self.rng = rng or random.Random()
+        self.store = Store(world.database, runtime)
+        # Scenarios and the explorer build many clouds; argon2's defaults cost ~0.3 s a hash.
+        hasher = PasswordHasher.from_parameters(profiles.CHEAPEST) if fast_passwords else None
+        self.identity = IdentityService(self.store, runtime, self.rng, password_hasher=hasher)
+        self.image = ImageService(self.store, runtime, self.rng)
+        self.network = NetworkService(self.store, runtime, self.rng, notify=self._deliver_events)
+        self.baremetal = BaremetalService(self.store, runtime, self.rng, self.network, world.hardware)
+        self.compute = ComputeService(
+            self.store, runtime, self.rng, network=self.network, baremetal=self.baremetal,
+            image=self.image, hypervisor=world.hypervisor, **compute_options)
+        self.baremetal.on_instance_released = self._instance_released
+        # The hardware outlives incarnations; it reports to whichever one is alive now.
+        world.hypervisor.on_plug = self._device_plugged
+        world.hypervisor.on_unplug = self._device_unplugged
+
+    def _deliver_events(self, events: list[dict[str, Any]]) -> None:
+        # The same path as POST /os-server-external-events, as neutron's notifier uses it.
+        self.rt.spawn(self.compute.external_events(RequestContext.internal(), events),
+                      name="network.notify_compute")
+
+    def _instance_released(self, instance_uuid: str, node_uuid: str) -> None:
+        self.rt.spawn(self.compute.node_released(instance_uuid, node_uuid),
+                      name=f"compute.node_released:{instance_uuid[:8]}")
+
+    def _device_plugged(self, interface: GuestInterface) -> None:
+        self.rt.spawn(self.network.port_plugged(interface.port_id), name=f"agent.plugged:{interface.port_id[:8]}")
+
+    def _device_unplugged(self, interface: GuestInterface) -> None:
+        self.rt.spawn(self.network.port_unplugged(interface.port_id),
+                      name=f"agent.unplugged:{interface.port_id[:8]}")
+
+    async def recover(self) -> None:
+        """Resume or roll back whatever a previous incarnation left unfinished (rule 5)."""
+        await self.baremetal.resume_conductor_jobs()
+        await self.compute.recover()

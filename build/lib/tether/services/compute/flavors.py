@@ -1,0 +1,104 @@
+"""Flavors and hypervisors."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlalchemy.exc import IntegrityError
+
+from tether.domain.compute import Flavor, Hypervisor
+from tether.domain.errors import compute as ce
+from tether.domain.ids import new_uuid
+from tether.services.context import RequestContext
+from tether.store import repos
+
+if TYPE_CHECKING:
+    from tether.services.compute.service import ComputeService
+    from tether.store.database import StoreConnection
+
+
+class FlavorOps:
+    async def create_flavor(
+        self: ComputeService,
+        ctx: RequestContext,
+        *,
+        name: str,
+        vcpus: int,
+        ram: int,
+        disk: int,
+        id: str | None = None,
+        ephemeral: int = 0,
+        swap: int = 0,
+        is_public: bool = True,
+        resource_class: str | None = None,
+        extra_specs: dict[str, str] | None = None,
+        description: str | None = None,
+    ) -> Flavor:
+        if not ctx.is_admin:
+            raise ce.ComputeForbidden(action="os_compute_api:os-flavor-manage:create")
+        if not isinstance(name, str) or not name.strip() or len(name) > 255:
+            raise ce.ComputeBadRequest(reason="Invalid input for field/attribute name.")
+        for field_name, value in (("vcpus", vcpus), ("ram", ram)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ce.ComputeBadRequest(reason=f"Invalid input for field/attribute {field_name}.")
+        for field_name, value in (("disk", disk), ("OS-FLV-EXT-DATA:ephemeral", ephemeral), ("swap", swap)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ce.ComputeBadRequest(reason=f"Invalid input for field/attribute {field_name}.")
+        specs = dict(extra_specs or {})
+        if resource_class:
+            specs[f"resources:CUSTOM_{resource_class.upper().replace('-', '_')}"] = "1"
+        flavor = Flavor(id=id or new_uuid(self.rng), name=name, vcpus=vcpus, ram=ram, disk=disk,
+                        ephemeral=ephemeral, swap=swap, is_public=is_public, resource_class=resource_class,
+                        extra_specs=specs, description=description)
+        try:
+            async with self.store.begin() as conn:
+                if await repos.flavors.get(conn, flavor.id) is not None:
+                    raise ce.ComputeConflict(reason=f"Flavor with ID {flavor.id} already exists.")
+                await repos.flavors.add(conn, flavor)
+        except IntegrityError:
+            raise ce.ComputeConflict(reason=f"Flavor with name {name} already exists.") from None
+        return flavor
+
+    async def _get_flavor(self: ComputeService, conn: StoreConnection, flavor_id: str) -> Flavor:
+        flavor = await repos.flavors.get(conn, flavor_id) if isinstance(flavor_id, str) else None
+        if flavor is None:
+            raise ce.FlavorNotFound(flavor_id=flavor_id)
+        return flavor
+
+    async def get_flavor(self: ComputeService, ctx: RequestContext, flavor_id: str) -> Flavor:
+        async with self.store.begin() as conn:
+            flavor = await self._get_flavor(conn, flavor_id)
+        # Tether has no flavor access lists: a private flavor is for admins only, hidden as nova hides it.
+        if not (flavor.is_public or ctx.is_admin):
+            raise ce.FlavorNotFound(flavor_id=flavor_id)
+        return flavor
+
+    async def list_flavors(self: ComputeService, ctx: RequestContext, *, is_public: bool | None = True) -> list[Flavor]:
+        if not ctx.is_admin:
+            is_public = True
+        async with self.store.begin() as conn:
+            flavors = await repos.flavors.find(conn, order_by=("ram", "id"))
+        return [flavor for flavor in flavors if is_public is None or flavor.is_public == is_public]
+
+    async def delete_flavor(self: ComputeService, ctx: RequestContext, flavor_id: str) -> None:
+        if not ctx.is_admin:
+            raise ce.ComputeForbidden(action="os_compute_api:os-flavor-manage:delete")
+        async with self.store.begin() as conn:
+            await self._get_flavor(conn, flavor_id)
+            await repos.flavors.delete(conn, flavor_id)
+
+    async def create_hypervisor(
+        self: ComputeService, *, hostname: str, vcpus: int, memory_mb: int, local_gb: int
+    ) -> Hypervisor:
+        async with self.store.begin() as conn:
+            existing = await repos.hypervisors.first(conn, hostname=hostname)
+            if existing is not None:
+                return existing
+            return await repos.hypervisors.add(conn, Hypervisor(
+                id=None, hostname=hostname, vcpus=vcpus, memory_mb=memory_mb, local_gb=local_gb))  # type: ignore[arg-type]
+
+    async def list_hypervisors(self: ComputeService, ctx: RequestContext) -> list[Hypervisor]:
+        if not ctx.is_admin:
+            raise ce.ComputeForbidden(action="os_compute_api:os-hypervisors:list")
+        async with self.store.begin() as conn:
+            return await repos.hypervisors.find(conn, order_by=("id",))

@@ -1,0 +1,278 @@
+"""Read-only queries behind the compute API: whole records in one transaction, never one query per row.
+
+Nothing here changes state. A server's record is what nova's API shows
+about it (flavor, info cache, network names, latest fault, its host's
+state); an interface attachment is the port as the network service has it
+now, with the tag compute keeps; a guest's interfaces come from the
+hypervisor, the owner of that fact (rule 1), not from the cache.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tether.domain import compute_states as vm
+from tether.domain.compute import (
+    ActionEvent,
+    Flavor,
+    GuestInterface,
+    Hypervisor,
+    Instance,
+    InstanceAction,
+    InstanceFault,
+    VifEntry,
+)
+from tether.domain.errors import compute as ce
+from tether.domain.ids import is_uuid_like
+from tether.domain.network import Port
+from tether.services.compute import network_info
+from tether.services.context import RequestContext
+from tether.store import repos
+
+if TYPE_CHECKING:
+    from tether.services.compute.service import ComputeService
+    from tether.store.database import StoreConnection
+
+
+@dataclass
+class ServerRecord:
+    """One server and everything its API body shows, read together."""
+
+    instance: Instance
+    flavor: Flavor | None
+    vifs: list[VifEntry]
+    network_names: dict[str, str]
+    fault: InstanceFault | None
+    # The hypervisor row of the instance's host (None for bare metal or no host).
+    hypervisor: Hypervisor | None = None
+
+
+@dataclass
+class GuestView:
+    """What the hypervisor driver reports for one instance: the truth for diagnostics."""
+
+    instance: Instance
+    flavor: Flavor | None
+    has_domain: bool
+    interfaces: list[GuestInterface] = field(default_factory=list)
+
+
+@dataclass
+class HypervisorRecord:
+    hypervisor: Hypervisor
+    servers: list[Instance]
+    vcpus_used: int
+    memory_mb_used: int
+    local_gb_used: int
+
+
+class QueryOps:
+    # -- servers ------------------------------------------------------------------
+
+    async def server_record(
+        self: ComputeService, ctx: RequestContext, uuid: str, *, with_hosts: bool = False
+    ) -> ServerRecord:
+        """One server's record; ``with_hosts`` reads its hypervisor too (for host_status)."""
+        if not is_uuid_like(uuid):
+            raise ce.InstanceNotFound(instance_id=uuid)
+        async with self.store.begin() as conn:
+            instance = await self._visible_instance(conn, ctx, uuid)
+            (record,) = await _records(conn, [instance], with_hosts)
+        return record
+
+    async def server_records(
+        self: ComputeService, instances: list[Instance], *, with_hosts: bool = False
+    ) -> list[ServerRecord]:
+        """Records for instances the caller was already allowed to list."""
+        if not instances:
+            return []
+        async with self.store.begin() as conn:
+            return await _records(conn, instances, with_hosts)
+
+    async def find_servers(
+        self: ComputeService, ctx: RequestContext, *, all_projects: bool = False, **columns: Any
+    ) -> list[Instance]:
+        """Instances the caller may list, filtered by equality (or IN, given a list) on columns."""
+        if all_projects and not ctx.is_admin:
+            raise ce.ComputeForbidden(action="os_compute_api:servers:detail:get_all_tenants")
+        if not all_projects:
+            columns["project_id"] = ctx.project_id
+        async with self.store.begin() as conn:
+            return await repos.instances.find(conn, order_by=("created_at", "uuid"), **columns)
+
+    async def listed_instance(self: ComputeService, ctx: RequestContext, uuid: str) -> Instance | None:
+        """A paging marker: any instance the caller could see, deleted or not."""
+        if not is_uuid_like(uuid):
+            return None
+        async with self.store.begin() as conn:
+            instance = await repos.instances.get(conn, uuid)
+        if instance is None or not ctx.owns(instance.project_id):
+            return None
+        return instance
+
+    # -- instance actions ---------------------------------------------------------
+
+    async def instance_actions(
+        self: ComputeService, ctx: RequestContext, uuid: str, *, include_deleted: bool
+    ) -> list[InstanceAction]:
+        """Newest first, as nova lists them."""
+        async with self.store.begin() as conn:
+            await _action_target(conn, ctx, uuid, include_deleted)
+            actions = await repos.instance_actions.find(conn, order_by=("start_time", "request_id"),
+                                                        instance_uuid=uuid)
+        actions.reverse()
+        return actions
+
+    async def instance_action(
+        self: ComputeService, ctx: RequestContext, uuid: str, request_id: str, *, include_deleted: bool
+    ) -> tuple[Instance, InstanceAction, list[ActionEvent]]:
+        async with self.store.begin() as conn:
+            instance = await _action_target(conn, ctx, uuid, include_deleted)
+            action = await repos.instance_actions.first(conn, request_id=request_id, instance_uuid=uuid)
+            if action is None:
+                raise ce.ComputeNotFound(reason=f"Action {request_id} not found")
+            events = await repos.action_events.find(conn, order_by=("id",), request_id=request_id)
+        events.reverse()
+        return instance, action, events
+
+    # -- interfaces -----------------------------------------------------------------
+
+    async def interface_attachments(
+        self: ComputeService, ctx: RequestContext, uuid: str
+    ) -> list[tuple[Port, VifEntry | None]]:
+        """The ports bound to the instance (nova lists neutron's ports by device_id), with their cache entries."""
+        if not is_uuid_like(uuid):
+            raise ce.InstanceNotFound(instance_id=uuid)
+        async with self.store.begin() as conn:
+            instance = await self._visible_instance(conn, ctx, uuid)
+            entries = await network_info.cached_vifs(conn, uuid)
+        ports = await self.network.list_ports(self._internal(instance), device_id=uuid)
+        cached = {entry.port_id: entry for entry in entries}
+        order = {entry.port_id: entry.position for entry in entries}
+        ports.sort(key=lambda port: (order.get(port.id, len(order)), port.id))
+        return [(port, cached.get(port.id)) for port in ports]
+
+    async def interface_attachment(
+        self: ComputeService, ctx: RequestContext, uuid: str, port_id: str
+    ) -> tuple[Port, VifEntry | None]:
+        if not is_uuid_like(uuid):
+            raise ce.InstanceNotFound(instance_id=uuid)
+        async with self.store.begin() as conn:
+            await self._visible_instance(conn, ctx, uuid)
+            entry = await repos.instance_vifs.first(conn, instance_uuid=uuid, port_id=port_id)
+        port = await self.network.find_port(port_id)
+        if port is None:
+            raise ce.PortNotFound(port_id=port_id)
+        if port.device_id != uuid:
+            raise ce.ComputeNotFound(reason=f"Instance {uuid} does not have a port with id {port_id}")
+        return port, entry
+
+    # -- diagnostics ------------------------------------------------------------------
+
+    async def guest_view(self: ComputeService, ctx: RequestContext, uuid: str) -> GuestView:
+        """The instance as its hypervisor sees it (admin only, as nova's diagnostics)."""
+        if not is_uuid_like(uuid):
+            raise ce.InstanceNotFound(instance_id=uuid)
+        async with self.store.begin() as conn:
+            instance = await self._visible_instance(conn, ctx, uuid)
+            flavor = await repos.flavors.get(conn, instance.flavor_id)
+        if not ctx.is_admin:
+            raise ce.ComputeForbidden(action="os_compute_api:os-server-diagnostics")
+        if instance.is_baremetal or not instance.host:
+            return GuestView(instance, flavor, has_domain=False)
+        # rule 1 (seed 004): what the guest really has, zombie interfaces included.
+        return GuestView(instance, flavor, has_domain=self.hypervisor.has_domain(instance.host, uuid),
+                         interfaces=self.hypervisor.interfaces(instance_uuid=uuid, host=instance.host))
+
+    # -- flavors ------------------------------------------------------------------------
+
+    async def visible_flavors(
+        self: ComputeService, ctx: RequestContext, *, is_public: bool | None = True
+    ) -> list[Flavor]:
+        """Flavors the caller may list: others than public ones only for admins (Tether has no flavor access lists)."""
+        if not ctx.is_admin:
+            is_public = True
+        async with self.store.begin() as conn:
+            if is_public is None:
+                return await repos.flavors.find(conn, order_by=("id",))
+            return await repos.flavors.find(conn, order_by=("id",), is_public=is_public)
+
+    async def visible_flavor(self: ComputeService, ctx: RequestContext, flavor_id: str) -> Flavor:
+        async with self.store.begin() as conn:
+            flavor = await repos.flavors.get(conn, flavor_id)
+        if flavor is None or not (flavor.is_public or ctx.is_admin):
+            raise ce.FlavorNotFound(flavor_id=flavor_id)
+        return flavor
+
+    # -- hypervisors ------------------------------------------------------------------
+
+    async def hypervisor_records(self: ComputeService, ctx: RequestContext) -> list[HypervisorRecord]:
+        """Every hypervisor with the servers it runs and what they use of it."""
+        if not ctx.is_admin:
+            raise ce.ComputeForbidden(action="os_compute_api:os-hypervisors:list")
+        async with self.store.begin() as conn:
+            hypervisors = await repos.hypervisors.find(conn, order_by=("id",))
+            hostnames = [hypervisor.hostname for hypervisor in hypervisors]
+            running = await repos.instances.find(conn, order_by=("created_at", "uuid"), deleted=False,
+                                                 is_baremetal=False, host=hostnames) if hostnames else []
+            flavor_ids = sorted({instance.flavor_id for instance in running})
+            flavors = {flavor.id: flavor for flavor in await repos.flavors.find(conn, id=flavor_ids)} \
+                if flavor_ids else {}
+        by_host: dict[str, list[Instance]] = defaultdict(list)
+        for instance in running:
+            by_host[instance.host or ""].append(instance)
+        records = []
+        for hypervisor in hypervisors:
+            servers = by_host.get(hypervisor.hostname, [])
+            used = [flavors[instance.flavor_id] for instance in servers if instance.flavor_id in flavors]
+            records.append(HypervisorRecord(
+                hypervisor, servers, vcpus_used=sum(f.vcpus for f in used),
+                memory_mb_used=sum(f.ram for f in used),
+                local_gb_used=sum(f.disk + f.ephemeral for f in used)))
+        return records
+
+
+async def _records(conn: StoreConnection, instances: list[Instance], with_hosts: bool) -> list[ServerRecord]:
+    vifs: dict[str, list[VifEntry]] = defaultdict(list)
+    # nova hides a building server's addresses, so its cache need not be read
+    cached = _one_or_all(i.uuid for i in instances if i.vm_state != vm.BUILDING)
+    for entry in await repos.instance_vifs.find(conn, order_by=("instance_uuid", "position", "port_id"),
+                                                instance_uuid=cached) if cached else ():
+        vifs[entry.instance_uuid].append(entry)
+    flavors = {flavor.id: flavor for flavor in await repos.flavors.find(
+        conn, id=_one_or_all(instance.flavor_id for instance in instances))}
+    network_ids = _one_or_all(entry.network_id for entries in vifs.values() for entry in entries)
+    names = {network.id: network.name for network in await repos.networks.find(conn, id=network_ids)} \
+        if network_ids else {}
+    failed = _one_or_all(i.uuid for i in instances if i.vm_state == vm.ERROR or i.deleted)
+    faults: dict[str, InstanceFault] = {}
+    if failed:
+        for fault in await repos.instance_faults.find(conn, order_by=("id",), instance_uuid=failed):
+            faults[fault.instance_uuid] = fault  # the latest one wins
+    hosts = _one_or_all(i.host for i in instances if i.host and not i.is_baremetal) if with_hosts else []
+    hypervisors = {hypervisor.hostname: hypervisor
+                   for hypervisor in await repos.hypervisors.find(conn, hostname=hosts)} if hosts else {}
+    return [
+        ServerRecord(instance=instance, flavor=flavors.get(instance.flavor_id), vifs=vifs.get(instance.uuid, []),
+                     network_names=names, fault=faults.get(instance.uuid),
+                     hypervisor=hypervisors.get(instance.host or ""))
+        for instance in instances
+    ]
+
+
+def _one_or_all(values: Iterable[str]) -> str | list[str]:
+    """One value as itself (a plain, cached ``=``), several as a list (``IN``); [] when none."""
+    distinct = sorted(set(values))
+    return distinct[0] if len(distinct) == 1 else distinct
+
+
+async def _action_target(
+    conn: StoreConnection, ctx: RequestContext, uuid: str, include_deleted: bool
+) -> Instance:
+    instance = await repos.instances.get(conn, uuid) if is_uuid_like(uuid) else None
+    if instance is None or (instance.deleted and not include_deleted) or not ctx.owns(instance.project_id):
+        raise ce.InstanceNotFound(instance_id=uuid)
+    return instance

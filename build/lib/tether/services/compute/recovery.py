@@ -1,0 +1,121 @@
+"""Recovery after a restart (design rule 5): finish or undo what the dead process left.
+
+Every unfinished build is failed and its resources released (nothing can
+resume a build's in-memory wait), every unfinished delete is run again (it is
+idempotent), and every unfinished interface attach is rolled back by
+reconciling the instance's network from truth.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tether.domain import compute_states as vm
+from tether.domain.errors import compute as ce
+from tether.services.compute.build import NodeVanished
+from tether.store import intents, repos
+
+if TYPE_CHECKING:
+    from tether.services.compute.service import ComputeService
+
+
+class RecoveryOps:
+    async def recover(self: ComputeService) -> int:
+        """Spawn the recovery of every pending intent; returns how many there were."""
+        async with self.store.begin() as conn:
+            pending = await intents.pending(conn)
+        for intent in pending:
+            request_id = intent.payload.get("request_id", "")
+            if intent.kind == "build":
+                self.rt.spawn(self._recover_build(intent.key, request_id), name=f"recover.build:{intent.key[:8]}")
+            elif intent.kind == "delete":
+                self.rt.spawn(self._delete(intent.key, request_id), name=f"recover.delete:{intent.key[:8]}")
+            elif intent.kind == "attach":
+                self.rt.spawn(self._recover_attach(intent.key, intent.id), name=f"recover.attach:{intent.key[:8]}")
+        # Events in flight died with the process (a port-deleted notice, a cache refresh):
+        # level-triggered, a resync of every settled instance from truth replaces them all.
+        self.rt.spawn(self._resync_all(), name="recover.resync")
+        return len(pending)
+
+    async def _resync_all(self: ComputeService) -> None:
+        async with self.store.begin() as conn:
+            live = await repos.instances.find(conn, deleted=False)
+        for instance in live:
+            if instance.is_baremetal and instance.node and not await self._still_placed(instance):
+                # A node deleted or torn down just before the crash: its notice died with us.
+                await self.node_released(instance.uuid, instance.node)
+                continue
+            await self.reconcile_network(instance.uuid)
+
+    async def _recover_build(self: ComputeService, uuid: str, request_id: str) -> None:
+        async with self.rt.locks.hold("instance", uuid):
+            instance = await self._live_instance(uuid)
+            if instance is None or instance.vm_state != vm.BUILDING:
+                async with self.store.begin() as conn:
+                    await intents.forget(conn, f"build:{uuid}")
+                return
+            if instance.task_state == vm.DELETING:
+                # The pending delete finishes the job; nothing to fail.
+                async with self.store.begin() as conn:
+                    await intents.forget(conn, f"build:{uuid}")
+                return
+            await self._fail_instance(uuid, request_id, ce.BuildAbortException(
+                instance_uuid=uuid, reason="the control plane restarted during the build"))
+
+    async def _recover_attach(self: ComputeService, uuid: str, intent_id: str) -> None:
+        await self.reconcile_network(uuid)
+        async with self.store.begin() as conn:
+            await intents.forget(conn, intent_id)
+
+    async def expire_transient(self: ComputeService, uuid: str) -> bool:
+        """Rule 3: end an instance's transient state that nothing is driving any more."""
+        if not self.rt.locks.try_acquire("instance", uuid):
+            return False  # a live operation holds it and enforces its own deadline
+        respawn_delete = False
+        try:
+            instance = await self._live_instance(uuid)
+            if instance is None:
+                return False
+            if instance.task_state == vm.DELETING:
+                respawn_delete = True
+            elif instance.vm_state == vm.BUILDING:
+                reason: BaseException = ce.BuildAbortException(
+                    instance_uuid=uuid, reason="the build did not finish before its deadline")
+                if instance.is_baremetal and instance.node:
+                    try:
+                        await self._raise_if_vanished(instance, instance.node)
+                    except NodeVanished as vanished:
+                        reason = ce.InstanceDeployFailure(instance_uuid=uuid, reason=str(vanished))
+                await self._fail_instance(uuid, "", reason)
+            else:
+                return False
+        finally:
+            self.rt.locks.release("instance", uuid)
+        if respawn_delete:
+            await self._delete(uuid, "")
+        return True
+
+    async def forget_node(self: ComputeService, uuid: str, node_uuid: str) -> bool:
+        """The instance names a node that no longer names it: it has lost its machine."""
+        if not self.rt.locks.try_acquire("instance", uuid):
+            return False
+        try:
+            return await self._lose_node(uuid, node_uuid)
+        finally:
+            self.rt.locks.release("instance", uuid)
+
+    async def node_released(self: ComputeService, uuid: str, node_uuid: str) -> bool:
+        """The node's tear-down forgot the instance: unless an operation of ours ends it, it is lost.
+
+        rule 3: an operator's undeploy under a running instance ends that
+        instance now (NodeLost), not when the association reconciler comes by.
+        """
+        async with self.rt.locks.hold("instance", uuid):
+            return await self._lose_node(uuid, node_uuid)
+
+    async def _lose_node(self: ComputeService, uuid: str, node_uuid: str) -> bool:
+        instance = await self._live_instance(uuid)
+        if instance is None or instance.node != node_uuid or instance.task_state is not None:
+            return False  # gone, moved on, or owned by a build or delete that ends it
+        await self._fail_instance(uuid, "", ce.NodeLost(node=node_uuid, instance_uuid=uuid))
+        return True

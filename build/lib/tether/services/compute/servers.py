@@ -1,0 +1,221 @@
+"""Creating, reading, listing and deleting servers: the API-facing half.
+
+Builds and deletes return at once (nova's 202/204) and run as background
+work; both record a durable intent before their first side effect (rule 5).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import TYPE_CHECKING, Any
+
+from tether.domain import compute_states as vm
+from tether.domain.compute import Instance, InstanceAction, InstanceFault, VifEntry
+from tether.domain.errors import TetherError
+from tether.domain.errors import compute as ce
+from tether.domain.errors import image as ie
+from tether.domain.ids import is_uuid_like, new_uuid
+from tether.services.compute import network_info, records
+from tether.services.compute.translate import network_error
+from tether.services.context import RequestContext
+from tether.store import intents, repos
+
+if TYPE_CHECKING:
+    from tether.services.compute.service import ComputeService
+
+MAX_NAME = 255
+
+
+class ServerOps:
+    async def create_server(
+        self: ComputeService,
+        ctx: RequestContext,
+        *,
+        name: str,
+        flavor_id: str,
+        image_id: str | None,
+        networks: str | list[dict[str, Any]] = "auto",
+        metadata: dict[str, str] | None = None,
+        key_name: str | None = None,
+    ) -> Instance:
+        if not ctx.can_write:
+            raise ce.ComputeForbidden(action="os_compute_api:servers:create")
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
+            raise ce.ComputeBadRequest(reason="Invalid input for field/attribute name.")
+        metadata = _validated_metadata(metadata)
+        # nova's create answers 400, not 404, for a flavor, image, network or port that is not there
+        try:
+            flavor = await self.get_flavor(ctx, flavor_id)
+        except ce.FlavorNotFound:
+            raise ce.ComputeBadRequest(reason="Invalid flavorRef provided.") from None
+        if key_name is not None:
+            # Tether keeps no keypairs, so no name can match one: nova's KeypairNotFound answer.
+            raise ce.ComputeBadRequest(reason="Invalid key_name provided.")
+        if image_id is not None:
+            try:
+                image = await self.image.get_image(ctx, image_id)
+            except ie.ImageNotFound:
+                raise ce.ComputeBadRequest(reason="Can not find requested image") from None
+            if image.status != "active":
+                raise ce.ComputeBadRequest(reason=f"Image {image_id} is not active.")
+        try:
+            requested = await self._resolve_networks(ctx, networks)
+        except (ce.NetworkNotFound, ce.PortNotFound) as error:
+            raise ce.ComputeBadRequest(reason=error.message) from None
+        now = self.now()
+        instance = Instance(
+            uuid=new_uuid(self.rng), name=name, project_id=ctx.project_id or "", user_id=ctx.user_id,
+            flavor_id=flavor.id, image_id=image_id, vm_state=vm.BUILDING, task_state=vm.SCHEDULING,
+            is_baremetal=flavor.is_baremetal, requested_networks=requested, metadata=metadata,
+            key_name=key_name, deadline=now + vm.BUILD_TIMEOUT, created_at=now, updated_at=now,
+        )
+        async with self.store.begin() as conn:
+            await repos.instances.add(conn, instance)
+            await records.start_action(conn, ctx, instance.uuid, "create", now)
+            await intents.record(conn, f"build:{instance.uuid}", "build", instance.uuid,
+                                 {"request_id": ctx.request_id}, now)
+        self.rt.note(f"server {name} ({instance.uuid}) accepted")
+        self.rt.spawn(self._build(instance.uuid, ctx.request_id), name=f"compute.build:{name}")
+        return instance
+
+    async def _resolve_networks(
+        self: ComputeService, ctx: RequestContext, networks: str | list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        if networks == "none":
+            return []
+        if networks == "auto":
+            visible = [n for n in await self.network.list_networks(ctx) if not n.external]
+            own = [n for n in visible if n.project_id == ctx.project_id]
+            candidates = own if len(own) == 1 else visible
+            if not candidates:
+                raise ce.NoNetworksFound(project_id=ctx.project_id)
+            if len(candidates) > 1:
+                raise ce.MultipleNetworksFound()
+            return [{"network_id": candidates[0].id}]
+        if not isinstance(networks, list):
+            raise ce.ComputeBadRequest(reason="Invalid input for field/attribute networks.")
+        resolved: list[dict[str, Any]] = []
+        seen_ports: set[str] = set()
+        for entry in networks:
+            if not isinstance(entry, dict):
+                raise ce.ComputeBadRequest(reason="Invalid input for field/attribute networks.")
+            port_id, net_id = entry.get("port"), entry.get("uuid")
+            fixed_ip, tag = entry.get("fixed_ip"), entry.get("tag")
+            if tag is not None and (not isinstance(tag, str) or len(tag) > 60):
+                raise ce.ComputeBadRequest(reason="Invalid input for field/attribute tag.")
+            if port_id is not None:
+                if not is_uuid_like(port_id):
+                    raise ce.ComputeBadRequest(reason=f"Bad port format: port uuid is not in proper format ({port_id})")
+                if port_id in seen_ports:
+                    raise ce.ComputeBadRequest(reason=f"Port {port_id} is duplicated in the request.")
+                seen_ports.add(port_id)
+                try:
+                    port = await self.network.get_port(ctx, port_id)
+                except TetherError as error:
+                    raise network_error(error, port_id=port_id) from None
+                if port.device_id:
+                    raise ce.PortInUse(port_id=port_id)
+                resolved.append({"port_id": port_id, "tag": tag})
+                continue
+            if not is_uuid_like(net_id):
+                raise ce.ComputeBadRequest(
+                    reason=f"Bad networks format: network uuid is not in proper format ({net_id})")
+            try:
+                await self.network.get_network(ctx, net_id)
+            except TetherError as error:
+                raise network_error(error, network_id=net_id) from None
+            if fixed_ip is not None:
+                try:
+                    ipaddress.ip_address(fixed_ip)
+                except ValueError:
+                    raise ce.ComputeBadRequest(reason=f"Invalid fixed IP address ({fixed_ip})") from None
+            resolved.append({"network_id": net_id, "fixed_ip": fixed_ip, "tag": tag})
+        return resolved
+
+    # -- reading ----------------------------------------------------------------
+
+    async def get_server(self: ComputeService, ctx: RequestContext, uuid: str) -> Instance:
+        async with self.store.begin() as conn:
+            return await self._visible_instance(conn, ctx, uuid)
+
+    async def list_servers(
+        self: ComputeService,
+        ctx: RequestContext,
+        *,
+        name: str | None = None,
+        status: str | None = None,
+        all_projects: bool = False,
+        project_id: str | None = None,
+        host: str | None = None,
+        deleted: bool = False,
+    ) -> list[Instance]:
+        if (all_projects or project_id or host) and not ctx.is_admin:
+            raise ce.ComputeForbidden(action="os_compute_api:servers:detail:get_all_tenants")
+        filters: dict[str, Any] = {"deleted": bool(deleted)}
+        if project_id:
+            filters["project_id"] = project_id
+        elif not all_projects:
+            filters["project_id"] = ctx.project_id
+        if host:
+            filters["host"] = host
+        async with self.store.begin() as conn:
+            found = await repos.instances.find(conn, order_by=("created_at", "uuid"), **filters)
+        if name:
+            try:
+                pattern = re.compile(name)
+            except re.error:
+                raise ce.ComputeBadRequest(reason=f"Invalid name filter: {name}") from None
+            found = [instance for instance in found if pattern.search(instance.name)]
+        if status:
+            found = [instance for instance in found if instance.status == status.upper()]
+        return list(reversed(found))
+
+    async def server_vifs(self: ComputeService, ctx: RequestContext, uuid: str) -> list[VifEntry]:
+        async with self.store.begin() as conn:
+            await self._visible_instance(conn, ctx, uuid)
+            return await network_info.cached_vifs(conn, uuid)
+
+    async def server_fault(self: ComputeService, ctx: RequestContext, uuid: str) -> InstanceFault | None:
+        async with self.store.begin() as conn:
+            await self._visible_instance(conn, ctx, uuid)
+            return await records.latest_fault(conn, uuid)
+
+    async def list_actions(self: ComputeService, ctx: RequestContext, uuid: str) -> list[InstanceAction]:
+        async with self.store.begin() as conn:
+            instance = await repos.instances.get(conn, uuid)
+            if instance is None or not ctx.owns(instance.project_id):
+                raise ce.InstanceNotFound(instance_id=uuid)
+            return await repos.instance_actions.find(conn, order_by=("start_time",), instance_uuid=uuid)
+
+    # -- deleting ----------------------------------------------------------------
+
+    async def delete_server(self: ComputeService, ctx: RequestContext, uuid: str) -> None:
+        if not ctx.can_write:
+            raise ce.ComputeForbidden(action="os_compute_api:servers:delete")
+        now = self.now()
+        async with self.store.begin() as conn:
+            instance = await self._visible_instance(conn, ctx, uuid)
+            if instance.task_state == vm.DELETING:
+                return
+            await repos.instances.update(conn, uuid, task_state=vm.DELETING, updated_at=now,
+                                         deadline=now + vm.DELETE_TIMEOUT)
+            await records.start_action(conn, ctx, uuid, "delete", now)
+            await intents.record(conn, f"delete:{uuid}", "delete", uuid, {"request_id": ctx.request_id}, now)
+        self.rt.note(f"server {instance.name} delete requested")
+        # A build waiting on its node polls task_state and aborts (seed 003's legitimate case).
+        self.rt.notify(("instance", uuid))
+        if instance.is_baremetal and instance.node:
+            self.rt.notify(self.baremetal.node_key(instance.node))
+        self.rt.spawn(self._delete(uuid, ctx.request_id), name=f"compute.delete:{instance.name}")
+
+
+def _validated_metadata(metadata: dict[str, str] | None) -> dict[str, str]:
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and 0 < len(k) <= 255 and len(v) <= 255
+        for k, v in metadata.items()
+    ):
+        raise ce.ComputeBadRequest(reason="Invalid input for field/attribute metadata.")
+    return dict(metadata)

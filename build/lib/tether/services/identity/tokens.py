@@ -1,0 +1,292 @@
+"""Password authentication, token validation and revocation, keystone's way.
+
+Token ids are random (``secrets``, never the seeded RNG: a replayed scenario
+must not hand out guessable bearer tokens). The store keeps only a SHA-256
+digest of each id, so a copy of the database holds no live token.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from sqlalchemy import delete
+
+from tether.domain.errors import identity as errors
+from tether.domain.identity import (
+    ADMIN_PROJECT_NAME,
+    DEFAULT_DOMAIN_ID,
+    Domain,
+    Project,
+    Role,
+    Token,
+    User,
+    effective_roles,
+)
+from tether.services.base import Service
+from tether.services.identity.passwords import Passwords
+from tether.store import repos
+
+if TYPE_CHECKING:
+    from tether.store.database import StoreConnection
+
+
+def token_digest(token_id: str) -> str:
+    return hashlib.sha256(token_id.encode()).hexdigest()
+
+
+def new_audit_id() -> str:
+    """22 url-safe characters, as keystone's ``random_urlsafe_str``."""
+    return base64.urlsafe_b64encode(secrets.token_bytes(16)).rstrip(b"=").decode()
+
+
+class TokenCache:
+    """Recently seen tokens, so validating one per request costs no database read.
+
+    An entry is trusted for ``ttl`` seconds. Revocation in this process drops
+    entries at once; a revocation by another process is seen when the entry
+    ages out. ``generation`` moves on every drop, so a read that raced a
+    revocation is not cached.
+    """
+
+    def __init__(self, *, ttl: float, max_entries: int = 10_000) -> None:
+        self.ttl = ttl
+        self.max_entries = max_entries
+        self.generation = 0
+        self._entries: OrderedDict[str, tuple[Token, float]] = OrderedDict()
+
+    def get(self, token_id: str, now: float) -> Token | None:
+        entry = self._entries.get(token_id)
+        if entry is None:
+            return None
+        token, cached_at = entry
+        if now - cached_at >= self.ttl:
+            del self._entries[token_id]
+            return None
+        return token
+
+    def put(self, token: Token, now: float, generation: int) -> None:
+        if generation != self.generation or self.ttl <= 0:
+            return
+        self._entries[token.id] = (token, now)
+        self._entries.move_to_end(token.id)
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+
+    def forget(self, matches: Callable[[Token], bool]) -> None:
+        self.generation += 1
+        for token_id in [tid for tid, (token, _) in self._entries.items() if matches(token)]:
+            del self._entries[token_id]
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+@dataclass
+class _Grant:
+    """What a successful lookup found: the user and the scope they asked for."""
+
+    user: User
+    user_domain: Domain
+    project: Project | None = None
+    project_domain: Domain | None = None
+    system: bool = False
+    roles: list[Role] = field(default_factory=list)
+
+
+async def revoke_tokens_where(conn: StoreConnection, **filters: object) -> int:
+    return await repos.tokens.update_where(conn, filters, revoked=True)
+
+
+class TokenOperations(Service):
+    _passwords: Passwords
+    _token_cache: TokenCache
+    token_ttl: float
+
+    async def authenticate(
+        self,
+        *,
+        password: str,
+        user_id: str | None = None,
+        user_name: str | None = None,
+        user_domain_id: str | None = None,
+        user_domain_name: str | None = None,
+        project_id: str | None = None,
+        project_name: str | None = None,
+        project_domain_id: str | None = None,
+        project_domain_name: str | None = None,
+        system: bool = False,
+    ) -> Token:
+        """Password authentication; project-scoped, system-scoped or unscoped.
+
+        Every failure after the request's shape is checked (unknown user or
+        domain, wrong password, disabled user, project or domain, no role on
+        the project) is the same Unauthorized, so a caller learns nothing
+        about which part was wrong.
+
+        System scope is kept simple: Tether has no system role assignments,
+        so it is granted to whoever holds the admin role on the Default
+        domain's "admin" project, with that project's roles.
+        """
+        if not user_id and not user_name:
+            raise errors.MissingAttribute(attribute="id or name", target="user")
+        if not user_id and not (user_domain_id or user_domain_name):
+            raise errors.MissingAttribute(attribute="domain", target="user")
+        if system and (project_id or project_name):
+            raise errors.MissingAttribute(
+                attribute="system, project, domain, OS-TRUST:trust or unscoped", target="scope"
+            )
+        if not project_id and project_name and not (project_domain_id or project_domain_name):
+            raise errors.MissingAttribute(attribute="domain", target="project")
+
+        async with self.store.begin() as conn:
+            grant = await self._find_user(conn, user_id, user_name, user_domain_id, user_domain_name)
+            if grant is not None:
+                grant = await self._resolve_scope(
+                    conn, grant, project_id, project_name, project_domain_id, project_domain_name, system
+                )
+        # The hash is checked whatever the lookup found, so the time taken does not tell either.
+        password_ok = await self._passwords.verify(grant.user.password_hash if grant else None, password)
+        if grant is None or not password_ok:
+            raise errors.Unauthorized()
+
+        rehashed = None
+        if self._passwords.needs_rehash(grant.user.password_hash):
+            rehashed = await self._passwords.hash(password)
+        token = self._new_token(grant)
+        async with self.store.begin() as conn:
+            await repos.tokens.add(conn, replace(token, id=token_digest(token.id)))
+            if rehashed is not None:
+                await repos.users.update(conn, grant.user.id, expect={"password_hash": grant.user.password_hash},
+                                         password_hash=rehashed)
+        self._token_cache.put(token, token.issued_at, self._token_cache.generation)
+        return token
+
+    async def validate_token(self, token_id: str) -> Token:
+        """The live token ``token_id``; Unauthorized when unknown, expired or revoked."""
+        now = self.now()
+        token = self._token_cache.get(token_id, now)
+        if token is None:
+            generation = self._token_cache.generation
+            async with self.store.begin() as conn:
+                stored = await repos.tokens.get(conn, token_digest(token_id))
+            if stored is None:
+                raise errors.Unauthorized()
+            token = replace(stored, id=token_id)
+            self._token_cache.put(token, now, generation)
+        if not token.is_valid(now):
+            raise errors.Unauthorized()
+        return token
+
+    async def revoke_token(self, token_id: str) -> None:
+        """Revoke a live token at once; TokenNotFound when it is not live."""
+        now = self.now()
+        digest = token_digest(token_id)
+        async with self.store.begin() as conn:
+            stored = await repos.tokens.get(conn, digest)
+            if stored is None or not stored.is_valid(now):
+                raise errors.TokenNotFound(token_id=token_id)
+            await repos.tokens.update(conn, digest, revoked=True)
+        self._token_cache.forget(lambda token: token.id == token_id)
+
+    async def purge_expired_tokens(self) -> int:
+        """Delete tokens past their expiry (revoked or not); returns how many."""
+        table = repos.tokens.table
+        async with self.store.begin() as conn:
+            result = await conn.execute(delete(table).where(table.c.expires_at <= self.now()))
+        return result.rowcount
+
+    # -- lookups ------------------------------------------------------------
+
+    async def _find_user(
+        self,
+        conn: StoreConnection,
+        user_id: str | None,
+        user_name: str | None,
+        domain_id: str | None,
+        domain_name: str | None,
+    ) -> _Grant | None:
+        if user_id:
+            user = await repos.users.get(conn, user_id)
+            domain = await repos.domains.get(conn, user.domain_id) if user else None
+        else:
+            domain = await self._find_domain(conn, domain_id, domain_name)
+            user = await repos.users.first(conn, name=user_name, domain_id=domain.id) if domain else None
+        if user is None or domain is None or not user.enabled or not domain.enabled:
+            return None
+        return _Grant(user=user, user_domain=domain)
+
+    async def _resolve_scope(
+        self,
+        conn: StoreConnection,
+        grant: _Grant,
+        project_id: str | None,
+        project_name: str | None,
+        domain_id: str | None,
+        domain_name: str | None,
+        system: bool,
+    ) -> _Grant | None:
+        if system:
+            project = await repos.projects.first(conn, name=ADMIN_PROJECT_NAME, domain_id=DEFAULT_DOMAIN_ID)
+            if project is None:
+                return None
+            roles = await self._roles_on(conn, grant.user.id, project.id)
+            if "admin" not in {role.name for role in roles}:
+                return None
+            return replace(grant, system=True, roles=roles)
+        if not project_id and not project_name:
+            return grant
+        if project_id:
+            project = await repos.projects.get(conn, project_id)
+            domain = await repos.domains.get(conn, project.domain_id) if project else None
+        else:
+            domain = await self._find_domain(conn, domain_id, domain_name)
+            project = await repos.projects.first(conn, name=project_name, domain_id=domain.id) if domain else None
+        if project is None or domain is None or not project.enabled or not domain.enabled:
+            return None
+        roles = await self._roles_on(conn, grant.user.id, project.id)
+        if not roles:
+            return None
+        return replace(grant, project=project, project_domain=domain, roles=roles)
+
+    @staticmethod
+    async def _find_domain(conn: StoreConnection, domain_id: str | None, domain_name: str | None) -> Domain | None:
+        if domain_name:
+            return await repos.domains.first(conn, name=domain_name)
+        return await repos.domains.get(conn, domain_id)
+
+    @staticmethod
+    async def _roles_on(conn: StoreConnection, user_id: str, project_id: str) -> list[Role]:
+        assignments = await repos.role_assignments.find(conn, user_id=user_id, project_id=project_id)
+        if not assignments:
+            return []
+        every_role = {role.id: role for role in await repos.roles.find(conn)}
+        direct = [every_role[a.role_id] for a in assignments if a.role_id in every_role]
+        return effective_roles(direct, every_role)
+
+    def _new_token(self, grant: _Grant) -> Token:
+        now = self.now()
+        project, project_domain = grant.project, grant.project_domain
+        return Token(
+            id=secrets.token_hex(32),
+            user_id=grant.user.id,
+            project_id=project.id if project else None,
+            system=grant.system,
+            roles=[role.name for role in grant.roles],
+            issued_at=now,
+            expires_at=now + self.token_ttl,
+            audit_id=new_audit_id(),
+            methods=["password"],
+            user_name=grant.user.name,
+            user_domain_id=grant.user_domain.id,
+            user_domain_name=grant.user_domain.name,
+            project_name=project.name if project else None,
+            project_domain_id=project_domain.id if project_domain else None,
+            project_domain_name=project_domain.name if project_domain else None,
+            role_ids={role.name: role.id for role in grant.roles},
+        )

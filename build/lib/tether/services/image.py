@@ -1,0 +1,211 @@
+"""Image (glance v2): image records, who may see and change them.
+
+Records only: there is no image data, so an image made through the API stays
+queued; seeding makes images active directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.exc import IntegrityError
+
+from tether.domain import image as rules
+from tether.domain.errors import image as errors
+from tether.domain.ids import new_uuid
+from tether.domain.image import Image
+from tether.services.base import Service
+from tether.services.context import RequestContext
+from tether.store import repos
+
+if TYPE_CHECKING:
+    from tether.store.database import StoreConnection
+
+
+def _duplicate(image_id: str) -> errors.ImageConflict:
+    return errors.ImageConflict(reason=f"Image ID {image_id} already exists!")
+
+
+class ImageService(Service):
+    async def create_image(
+        self,
+        ctx: RequestContext,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        visibility: str = "private",
+        disk_format: str | None = None,
+        container_format: str | None = None,
+        min_disk: int = 0,
+        min_ram: int = 0,
+        protected: bool = False,
+        tags: Iterable[str] = (),
+        properties: Mapping[str, str] | None = None,
+        status: str = rules.QUEUED,
+    ) -> Image:
+        """A new image owned by the caller's project.
+
+        ``status="active"`` is for seeding (there is no upload): it needs
+        both formats, as glance needs them before it accepts data.
+        """
+        if not ctx.can_write:
+            raise errors.PolicyForbidden(action="add_image")
+        if status not in rules.INITIAL_STATUSES:
+            raise errors.ImageBadRequest(
+                reason=f"An image starts {' or '.join(rules.INITIAL_STATUSES)}, not {status!r}."
+            )
+        now = self.now()
+        image = Image(
+            id=rules.check_image_id(id) if id is not None else new_uuid(self.rng),
+            name=rules.check_name(name),
+            owner=ctx.project_id,
+            status=status,
+            visibility=rules.check_visibility(visibility),
+            disk_format=rules.check_disk_format(disk_format),
+            container_format=rules.check_container_format(container_format),
+            min_disk=rules.check_minimum(min_disk),
+            min_ram=rules.check_minimum(min_ram),
+            size=None,
+            protected=rules.check_protected(protected),
+            tags=rules.check_tags(tags),
+            properties=rules.check_properties(properties),
+            created_at=now,
+            updated_at=now,
+        )
+        if status == rules.ACTIVE:
+            rules.check_can_activate(image.disk_format, image.container_format)
+        if image.visibility == "public" and not ctx.is_admin:
+            raise errors.PolicyForbidden(action="publicize_image")
+        try:
+            async with self.store.begin() as conn:
+                if await repos.images.get(conn, image.id) is not None:
+                    raise _duplicate(image.id)
+                await repos.images.add(conn, image)
+        except IntegrityError:
+            raise _duplicate(image.id) from None
+        return image
+
+    async def get_image(self, ctx: RequestContext, image_id: str) -> Image:
+        """The image, if the caller may see it; a private image of another project is NotFound."""
+        async with self.store.begin() as conn:
+            image = await repos.images.get(conn, image_id)
+        if image is None or not self._visible(ctx, image):
+            raise errors.ImageNotFound(image_id=image_id)
+        return image
+
+    async def list_images(
+        self,
+        ctx: RequestContext,
+        *,
+        name: str | None = None,
+        ids: Iterable[str] | None = None,
+        visibility: str | None = None,
+        status: str | None = None,
+        owner: str | None = None,
+        limit: int | None = None,
+        marker: str | None = None,
+    ) -> list[Image]:
+        """Images the caller may see, newest first (created_at, then id, descending).
+
+        ``ids`` is glance's ``id=in:a,b``. ``marker`` is the last image of the
+        previous page. Equality filters run in SQL; who-sees-what and paging
+        run here, since they depend on the caller.
+        """
+        rules.check_list_visibility(visibility)
+        limit = rules.check_limit(limit)
+        filters: dict[str, Any] = {}
+        if name is not None:
+            filters["name"] = name
+        if ids is not None:
+            filters["id"] = [ids] if isinstance(ids, str) else list(ids)
+        if status is not None:
+            filters["status"] = status
+        if owner is not None:
+            filters["owner"] = owner
+        if visibility not in (None, "all"):
+            filters["visibility"] = visibility
+        async with self.store.begin() as conn:
+            found = await repos.images.find(conn, **filters)
+            marker_image = await repos.images.get(conn, marker) if marker is not None else None
+        if marker is not None and (marker_image is None or not self._visible(ctx, marker_image)):
+            raise errors.ImageBadRequest(reason=f"No image found with ID {marker}")
+        images = sorted(
+            (image for image in found
+             if rules.is_listed(image, project_id=ctx.project_id, is_admin=ctx.is_admin, visibility=visibility)),
+            key=rules.listing_key,
+            reverse=True,
+        )
+        if marker_image is not None:
+            after = rules.listing_key(marker_image)
+            images = [image for image in images if rules.listing_key(image) < after]
+        return images if limit is None else images[:limit]
+
+    async def update_image(self, ctx: RequestContext, image_id: str, **changes: Any) -> Image:
+        """Change writable attributes. ``tags`` replaces the tag list;
+        ``properties`` is merged, and a property set to None is removed."""
+        for key in changes:
+            if key in rules.READONLY_ATTRIBUTES:
+                raise errors.ReadOnlyAttribute(attribute=key)
+            if key not in rules.WRITABLE_ATTRIBUTES:
+                raise errors.ReservedAttribute(attribute=key)
+        checked = _check_changes(changes)
+        async with self.store.begin() as conn:
+            image = await self._image_to_change(conn, ctx, image_id, "modify_image")
+            if not checked:
+                return image
+            if checked.get("visibility") == "public" and image.visibility != "public" and not ctx.is_admin:
+                raise errors.PolicyForbidden(action="publicize_image")
+            for attribute in ("disk_format", "container_format"):
+                if (attribute in checked and checked[attribute] != getattr(image, attribute)
+                        and image.status not in rules.FORMAT_CHANGE_STATUSES):
+                    raise errors.ImageForbidden(
+                        reason=f"Attribute {attribute} can be only replaced for a queued image."
+                    )
+            if "properties" in checked:
+                merged = {**image.properties, **checked["properties"]}
+                checked["properties"] = {key: value for key, value in merged.items() if value is not None}
+            updated = replace(image, **checked, updated_at=self.now())
+            await repos.images.update(conn, image_id, **checked, updated_at=updated.updated_at)
+        return updated
+
+    async def delete_image(self, ctx: RequestContext, image_id: str) -> None:
+        """Delete an image; a protected one stays (403) until protected is set false."""
+        async with self.store.begin() as conn:
+            image = await self._image_to_change(conn, ctx, image_id, "delete_image")
+            if image.protected:
+                raise errors.ProtectedImageDelete(image_id=image_id)
+            await repos.images.delete(conn, image_id)
+
+    # -- helpers ------------------------------------------------------------
+
+    @staticmethod
+    def _visible(ctx: RequestContext, image: Image) -> bool:
+        return rules.is_visible(image, project_id=ctx.project_id, is_admin=ctx.is_admin)
+
+    async def _image_to_change(self, conn: StoreConnection, ctx: RequestContext, image_id: str, action: str) -> Image:
+        """The image, if the caller may change it: unseen is 404, seen but not theirs is 403."""
+        image = await repos.images.get(conn, image_id)
+        if image is None or not self._visible(ctx, image):
+            raise errors.ImageNotFound(image_id=image_id)
+        if not ctx.can_write or not rules.is_mutable(image, project_id=ctx.project_id, is_admin=ctx.is_admin):
+            raise errors.PolicyForbidden(action=action)
+        return image
+
+
+_CHECKS = {
+    "name": rules.check_name,
+    "visibility": rules.check_visibility,
+    "disk_format": rules.check_disk_format,
+    "container_format": rules.check_container_format,
+    "min_disk": rules.check_minimum,
+    "min_ram": rules.check_minimum,
+    "protected": rules.check_protected,
+    "tags": rules.check_tags,
+    "properties": lambda value: rules.check_properties(value, removable=True),
+}
+
+
+def _check_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: _CHECKS[key](value) for key, value in changes.items()}

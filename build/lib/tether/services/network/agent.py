@@ -1,0 +1,35 @@
+"""What the L2 agent reports: a guest device for a port appeared on, or left, a host.
+
+The agent acts on the port as it finds it after the device event, so a port
+deleted meanwhile is simply ignored (rule 4, seed 004: re-check after the side
+effect).
+"""
+
+from __future__ import annotations
+
+from tether.domain.network import ACTIVE, DOWN
+from tether.services.network import events, rows
+from tether.services.network.base import NetworkServiceBase
+
+
+class AgentOperations(NetworkServiceBase):
+    async def port_plugged(self, port_id: str) -> None:
+        """ACTIVE and network-vif-plugged, if the port still exists and is bound."""
+        await self.rt.checkpoint("network.agent.before_port_active")
+        async with self._port_lock(port_id), self.store.begin() as conn:
+            port = await rows.port(conn, port_id, lock="update")
+            if port is None or not port.is_bound:
+                return
+            await rows.update_port(conn, port, status=ACTIVE, updated_at=self.now())
+        event = events.event_for(port, events.VIF_PLUGGED, events.COMPLETED)
+        self._send([event] if event else [])
+
+    async def port_unplugged(self, port_id: str) -> None:
+        """DOWN and network-vif-unplugged; a port that is gone is ignored."""
+        async with self._port_lock(port_id), self.store.begin() as conn:
+            port = await rows.port(conn, port_id, lock="update")
+            if port is None:
+                return
+            await rows.update_port(conn, port, status=DOWN, updated_at=self.now())
+        event = events.event_for(port, events.VIF_UNPLUGGED, events.COMPLETED)
+        self._send([event] if event else [])

@@ -1,0 +1,62 @@
+"""List filters: neutron's equality filters, checked and converted to each column's type.
+
+A list value means "any of". Query strings arrive as text, so "true" and "42"
+are accepted for boolean and integer columns; anything else that does not fit
+is refused before it reaches the database (PostgreSQL would refuse it less
+politely).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, Float, Integer, Table
+
+from tether.domain.errors.network import InvalidAttribute, InvalidFilter
+
+_TRUE = ("true", "1", "yes", "on")
+_FALSE = ("false", "0", "no", "off")
+
+
+def _convert(name: str, column_type: Any, value: object) -> object:
+    if value is None:
+        return None
+    if isinstance(column_type, Boolean):
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in _TRUE + _FALSE:
+            return value.lower() in _TRUE
+        raise InvalidAttribute(attr=name, reason=f"'{value}' cannot be converted to boolean")
+    if isinstance(column_type, (Integer, Float)):
+        kind = int if isinstance(column_type, Integer) else float
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return kind(value)
+        try:
+            return kind(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise InvalidAttribute(attr=name, reason=f"'{value}' is not an integer") from None
+    if not isinstance(value, str):
+        raise InvalidAttribute(attr=name, reason=f"'{value}' is not a valid string")
+    return value
+
+
+def column_filters(table: Table, filters: dict[str, Any], extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``filters`` with values converted; unknown names and JSON columns refused."""
+    columns = {column.name: column for column in table.columns}
+    invalid = [
+        name for name in filters
+        if name not in extra and (name not in columns or isinstance(columns[name].type, JSON))
+    ]
+    if invalid:
+        raise InvalidFilter(names=f"[{', '.join(invalid)}]")
+    converted: dict[str, Any] = {}
+    for name, value in filters.items():
+        if name in extra:
+            converted[name] = value
+            continue
+        column_type = columns[name].type
+        if isinstance(value, (list, tuple, set, frozenset)):
+            converted[name] = [_convert(name, column_type, item) for item in value]
+        else:
+            converted[name] = _convert(name, column_type, value)
+    return converted

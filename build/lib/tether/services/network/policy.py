@@ -1,0 +1,51 @@
+"""Who may see and change what, after neutron's default policy.
+
+A non-admin sees its own project's resources plus shared and external
+networks (and their subnets). What it may not see answers NotFound exactly
+like what does not exist, so ids never leak across projects.
+"""
+
+from __future__ import annotations
+
+from tether.domain.errors.network import InvalidInput, NotAuthorized
+from tether.domain.network import Network, Port, Subnet
+from tether.services.context import RequestContext
+
+
+def require_write(ctx: RequestContext) -> None:
+    if not ctx.can_write:
+        raise NotAuthorized()
+
+
+def require_admin(ctx: RequestContext) -> None:
+    if not ctx.is_admin:
+        raise NotAuthorized()
+
+
+def can_see_network(ctx: RequestContext, network: Network) -> bool:
+    return ctx.owns(network.project_id) or network.shared or network.external
+
+
+def can_see_subnet(ctx: RequestContext, subnet: Subnet, network: Network | None) -> bool:
+    return ctx.owns(subnet.project_id) or (network is not None and can_see_network(ctx, network))
+
+
+def can_see_port(ctx: RequestContext, port: Port) -> bool:
+    return ctx.owns(port.project_id)
+
+
+def owns_network(ctx: RequestContext, network: Network) -> bool:
+    """Network owners may choose MACs and addresses on it (neutron's ``network_owner`` rule)."""
+    return ctx.owns(network.project_id)
+
+
+def project_for(ctx: RequestContext, requested: str | None, fallback: str | None = None) -> str:
+    """The project a new resource belongs to; only admins create on another project's behalf."""
+    if requested is not None:
+        if requested != ctx.project_id:
+            require_admin(ctx)
+        return requested
+    project = ctx.project_id or fallback
+    if not project:
+        raise InvalidInput(error_message="project_id is required")
+    return project

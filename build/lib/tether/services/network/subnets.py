@@ -1,0 +1,189 @@
+"""Subnets: a CIDR on a network, its gateway and the pools addresses are handed out from."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+from tether.domain import ipam
+from tether.domain.errors.network import (
+    GatewayIpInUse,
+    InvalidAttribute,
+    InvalidInput,
+    SubnetInUse,
+    SubnetNotFound,
+)
+from tether.domain.ids import new_uuid
+from tether.domain.network import Subnet
+from tether.services.context import RequestContext
+from tether.services.network import policy, rows, validation
+from tether.services.network.base import NetworkServiceBase
+from tether.services.network.filters import column_filters
+from tether.store import repos
+
+if TYPE_CHECKING:
+    from tether.store.database import StoreConnection
+
+
+class _Derived:
+    def __repr__(self) -> str:
+        return "DERIVED"
+
+
+# "Work it out as neutron would": the first host for a gateway (None means no gateway at all).
+DERIVED: Final = _Derived()
+
+UPDATABLE = ("name", "description", "gateway_ip", "allocation_pools", "enable_dhcp", "dns_nameservers")
+READ_ONLY = ("id", "network_id", "project_id", "ip_version", "cidr", "ipv6_address_mode", "ipv6_ra_mode",
+             "created_at", "updated_at")
+
+
+def _nameservers(value: object, version: int) -> list[str]:
+    servers = []
+    for server in validation.list_of("dns_nameservers", value):
+        address = ipam.parse_ip(server, "dns_nameservers")
+        ipam.check_version(version, address.version, "dns_nameserver", server)
+        servers.append(str(address))
+    if len(set(servers)) != len(servers):
+        raise InvalidAttribute(attr="dns_nameservers", reason=f"Duplicate nameserver in {servers}")
+    return servers
+
+
+def _gateway(cidr: str, gateway_ip: object) -> str | None:
+    if gateway_ip is DERIVED:
+        return ipam.default_gateway(cidr)
+    if gateway_ip is None:
+        return None
+    return ipam.validate_gateway(cidr, gateway_ip)
+
+
+class SubnetOperations(NetworkServiceBase):
+    async def create_subnet(
+        self,
+        ctx: RequestContext,
+        *,
+        network_id: str,
+        cidr: str,
+        ip_version: int = 4,
+        name: str = "",
+        gateway_ip: str | _Derived | None = DERIVED,
+        allocation_pools: list[dict[str, str]] | None = None,
+        enable_dhcp: bool = True,
+        dns_nameservers: list[str] | tuple[str, ...] = (),
+        ipv6_address_mode: str | None = None,
+        ipv6_ra_mode: str | None = None,
+        project_id: str | None = None,
+        description: str = "",
+    ) -> Subnet:
+        policy.require_write(ctx)
+        validation.uuid("network_id", network_id)
+        validation.string("name", name)
+        validation.string("description", description)
+        validation.boolean("enable_dhcp", enable_dhcp)
+        validation.one_of("ip_version", ip_version, ipam.IP_VERSIONS)
+        net = ipam.parse_cidr(cidr, ip_version)
+        cidr = str(net)
+        ipam.validate_ipv6_modes(net, ipv6_address_mode, ipv6_ra_mode, enable_dhcp)
+        gateway = _gateway(cidr, gateway_ip)
+        if allocation_pools is None:
+            pools = ipam.default_pools(cidr, gateway)
+        else:
+            pools = ipam.validate_pools(cidr, allocation_pools, gateway)
+        nameservers = _nameservers(dns_nameservers, ip_version)
+        async with self.store.begin() as conn:
+            network = await self._owned_network(conn, ctx, network_id, lock="update")
+            for other in await rows.subnets_of(conn, network.id):
+                if ipam.cidrs_overlap(cidr, other.cidr):
+                    raise InvalidInput(
+                        error_message=f"Requested subnet with cidr: {cidr} for network: {network.id} "
+                        "overlaps with another subnet"
+                    )
+            now = self.now()
+            subnet = Subnet(
+                id=new_uuid(self.rng), name=name, network_id=network.id,
+                project_id=policy.project_for(ctx, project_id, network.project_id),
+                ip_version=ip_version, cidr=cidr, gateway_ip=gateway, allocation_pools=pools,
+                enable_dhcp=enable_dhcp, dns_nameservers=nameservers,
+                ipv6_address_mode=ipv6_address_mode, ipv6_ra_mode=ipv6_ra_mode,
+                description=description, created_at=now, updated_at=now,
+            )
+            await repos.subnets.add(conn, subnet)
+        return subnet
+
+    async def get_subnet(self, ctx: RequestContext, subnet_id: str) -> Subnet:
+        async with self.store.begin() as conn:
+            return await self._visible_subnet(conn, ctx, subnet_id)
+
+    async def list_subnets(self, ctx: RequestContext, **filters: Any) -> list[Subnet]:
+        filters = column_filters(repos.subnets.table, filters)
+        async with self.store.begin() as conn:
+            found = await repos.subnets.find(conn, **filters)
+            networks = {n.id: n for n in await repos.networks.find(conn, id={s.network_id for s in found})}
+        return [subnet for subnet in found if policy.can_see_subnet(ctx, subnet, networks.get(subnet.network_id))]
+
+    async def update_subnet(self, ctx: RequestContext, subnet_id: str, **changes: Any) -> Subnet:
+        policy.require_write(ctx)
+        validation.known_keys(changes, UPDATABLE, READ_ONLY)
+        for attr in ("name", "description"):
+            if attr in changes:
+                validation.string(attr, changes[attr])
+        if "enable_dhcp" in changes:
+            validation.boolean("enable_dhcp", changes["enable_dhcp"])
+        async with self.store.begin() as conn:
+            subnet = await self._owned_subnet(conn, ctx, subnet_id, lock="update")
+            values = dict(changes)
+            if "enable_dhcp" in values and not values["enable_dhcp"] and (
+                subnet.ipv6_address_mode or subnet.ipv6_ra_mode
+            ):
+                raise InvalidInput(error_message="Cannot disable enable_dhcp with ipv6 attributes set")
+            if "dns_nameservers" in values:
+                values["dns_nameservers"] = _nameservers(values["dns_nameservers"], subnet.ip_version)
+            gateway = subnet.gateway_ip
+            if "gateway_ip" in values:
+                gateway = _gateway(subnet.cidr, values["gateway_ip"])
+                values["gateway_ip"] = gateway
+                if gateway is not None and gateway != subnet.gateway_ip:
+                    await self._check_gateway_free(conn, subnet, gateway)
+            if "allocation_pools" in values or "gateway_ip" in values:
+                pools = values.get("allocation_pools", subnet.allocation_pools)
+                values["allocation_pools"] = ipam.validate_pools(subnet.cidr, pools, gateway)
+            if values:
+                await repos.subnets.update(conn, subnet.id, updated_at=self.now(), **values)
+            return await rows.subnet(conn, subnet.id)  # type: ignore[return-value]
+
+    async def delete_subnet(self, ctx: RequestContext, subnet_id: str) -> None:
+        """Refused while a port holds an address from it; the network's own ports just let theirs go."""
+        policy.require_write(ctx)
+        async with self.store.begin() as conn:
+            subnet = await self._owned_subnet(conn, ctx, subnet_id)
+            # no port may take an address from it meanwhile (see rows.py)
+            await rows.network(conn, subnet.network_id, "update")
+            allocations = await repos.ip_allocations.find(conn, subnet_id=subnet.id)
+            holders = await repos.ports.find(conn, id={a.port_id for a in allocations})
+            if any(not port.owned_by_network for port in holders):
+                raise SubnetInUse(subnet_id=subnet.id)
+            await repos.ip_allocations.delete_where(conn, subnet_id=subnet.id)
+            await repos.subnets.delete(conn, subnet.id)
+
+    # -- helpers ------------------------------------------------------------------
+
+    async def _visible_subnet(
+        self, conn: StoreConnection, ctx: RequestContext, subnet_id: str, lock: str | None = None
+    ) -> Subnet:
+        subnet = await rows.subnet(conn, subnet_id, lock)
+        network = None if subnet is None else await rows.network(conn, subnet.network_id)
+        if subnet is None or not policy.can_see_subnet(ctx, subnet, network):
+            raise SubnetNotFound(subnet_id=subnet_id)
+        return subnet
+
+    async def _owned_subnet(
+        self, conn: StoreConnection, ctx: RequestContext, subnet_id: str, lock: str | None = None
+    ) -> Subnet:
+        subnet = await self._visible_subnet(conn, ctx, subnet_id, lock)
+        if not ctx.owns(subnet.project_id):
+            policy.require_admin(ctx)
+        return subnet
+
+    async def _check_gateway_free(self, conn: StoreConnection, subnet: Subnet, gateway: str) -> None:
+        holder = await repos.ip_allocations.first(conn, subnet_id=subnet.id, ip_address=gateway)
+        if holder is not None:
+            raise GatewayIpInUse(ip_address=gateway, port_id=holder.port_id)

@@ -1,0 +1,83 @@
+"""A demo cloud: what `tether serve` starts with and what every scenario builds on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tether.domain import baremetal_states as bms
+from tether.services.cloud import Cloud
+from tether.services.context import RequestContext
+
+ADMIN_ROLES = frozenset({"admin", "member", "reader"})
+PHYSNET = "physnet1"
+
+
+@dataclass(frozen=True)
+class DemoShape:
+    nodes: int = 4
+    nics_per_node: int = 1
+    hypervisors: int = 2
+    admin_password: str = "admin"
+    demo_password: str = "demo"
+
+
+@dataclass
+class Seeded:
+    admin: RequestContext
+    names: dict[str, str] = field(default_factory=dict)
+
+
+async def admin_context(cloud: Cloud) -> RequestContext:
+    project = await cloud.identity.find_project("admin")
+    user = await cloud.identity.find_user("admin")
+    return RequestContext(user_id=user.id, project_id=project.id, roles=ADMIN_ROLES)
+
+
+async def seed_demo_cloud(cloud: Cloud, shape: DemoShape = DemoShape()) -> Seeded:
+    """Create the demo cloud; nodes are enrolled, managed and provided (cleaned) in the background."""
+    await cloud.identity.bootstrap(admin_password=shape.admin_password, demo_password=shape.demo_password)
+    admin = await admin_context(cloud)
+    seeded = Seeded(admin=admin)
+    names = seeded.names
+    compute, network, baremetal = cloud.compute, cloud.network, cloud.baremetal
+    for name, vcpus, ram, disk, flavor_id, resource_class in (
+        ("m1.tiny", 1, 512, 1, "1", None),
+        ("m1.small", 1, 2048, 20, "2", None),
+        ("baremetal", 1, 4096, 40, "3", "baremetal"),
+    ):
+        flavor = await compute.create_flavor(admin, name=name, vcpus=vcpus, ram=ram, disk=disk, id=flavor_id,
+                                             resource_class=resource_class)
+        names[name] = flavor.id
+    image = await cloud.image.create_image(admin, name="cirros", visibility="public", disk_format="qcow2",
+                                           container_format="bare", status="active")
+    names["cirros"] = image.id
+    net = await network.create_network(admin, name="private", shared=True, provider_physical_network=PHYSNET)
+    names["private"] = net.id
+    subnet = await network.create_subnet(admin, network_id=net.id, name="private-subnet", cidr="10.0.0.0/24")
+    names["private-subnet"] = subnet.id
+    for index in range(1, shape.hypervisors + 1):
+        await compute.create_hypervisor(hostname=f"compute-{index}", vcpus=64, memory_mb=262144, local_gb=4000)
+    for index in range(1, shape.nodes + 1):
+        node = await baremetal.create_node(admin, name=f"node-{index}", resource_class="baremetal",
+                                           properties={"cpus": 8, "memory_mb": 32768, "local_gb": 500})
+        names[node.name or node.uuid] = node.uuid
+        for nic in range(shape.nics_per_node):
+            await baremetal.create_port(
+                admin, address=f"52:54:00:00:{index:02x}:{nic:02x}", node_uuid=node.uuid,
+                physical_network=PHYSNET,
+                local_link_connection={"switch_id": "0a:1b:2c:3d:4e:5f", "port_id": f"Eth1/{index}/{nic}",
+                                       "switch_info": "tor-1"})
+        await baremetal.set_provision_state(admin, node.uuid, "manage")
+        await baremetal.set_provision_state(admin, node.uuid, "provide")
+    return seeded
+
+
+async def wait_for_nodes(cloud: Cloud, seeded: Seeded, timeout: float = 3600.0) -> None:
+    """Wait until every seeded node has finished cleaning and is available."""
+    deadline = cloud.rt.now() + timeout
+    while cloud.rt.now() < deadline:
+        nodes = await cloud.baremetal.list_nodes(seeded.admin)
+        if all(node.provision_state == bms.AVAILABLE for node in nodes):
+            return
+        await cloud.rt.sleep(1.0)
+    raise TimeoutError("nodes did not become available")

@@ -1,0 +1,1 @@
+"""Checkpoints, fault injection, the deterministic scheduler and the scenario library."""

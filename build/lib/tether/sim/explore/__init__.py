@@ -1,0 +1,15 @@
+"""The race explorer: every interleaving of a scenario's operations, deterministically.
+
+``explorer`` drives it; ``schedule`` runs one schedule from a seeded cloud and
+records what each step touched (``recording``, ``store_footprint``,
+``footprint``); ``search`` chooses the schedules (exhaustive with a
+sleep-set reduction, or seeded random); ``durable`` captures what a crash
+leaves; ``equivalence`` counts what the reduction skipped; ``trace`` writes a
+schedule as a line that ``--replay`` takes back.
+"""
+
+from tether.sim.explore.explorer import ExploreOptions, Replayed, explore, replay
+from tether.sim.explore.report import Exploration, Finding
+from tether.sim.explore.trace import Trace, TraceError
+
+__all__ = ["Exploration", "ExploreOptions", "Finding", "Replayed", "Trace", "TraceError", "explore", "replay"]

@@ -1,0 +1,89 @@
+"""What survives a crash, captured and put back: the store, the hypervisor, the hardware, the time.
+
+Seeding a demo cloud and running a scenario's preparation takes far longer
+than one schedule, so the explorer does it once and starts every schedule
+from a copy. The same capture, taken between two steps of a schedule, is
+what a crash at that point leaves behind for recovery.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from tether.services.cloud import World
+from tether.sim.explore.recording import RecordingHardware, RecordingHypervisor
+from tether.store.database import Database
+
+_RANDOM_COLUMNS = {"request_id", "password_hash"}
+_REQUEST_ID = re.compile(r"req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _sqlite3(database: Database) -> sqlite3.Connection:
+    """The one sqlite3 connection the store holds for its whole life (see ``store.database``)."""
+    if not database.is_sqlite:
+        raise ValueError("the explorer snapshots SQLite stores only")
+    return database._sqlite_connection().connection.driver_connection  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class DurableState:
+    store: bytes
+    guests: Any
+    machines: Any
+    now: float
+
+
+def capture(world: World, now: float) -> DurableState:
+    connection = _sqlite3(world.database)
+    if connection.in_transaction:
+        raise RuntimeError("a transaction is open between two steps; a checkpoint must not fall inside one")
+    return DurableState(connection.serialize(), _hypervisor(world).state(), _hardware(world).state(), now)
+
+
+def restore(state: DurableState, world: World) -> None:
+    _sqlite3(world.database).deserialize(state.store)
+    _hypervisor(world).restore(state.guests)
+    _hardware(world).restore(state.machines)
+
+
+def logical_digest(world: World) -> str:
+    """The content of the store and the hardware, independent of how pages happen to be laid out.
+
+    Request ids and password salts are random, and rows numbered by the store
+    follow the order of arrival, so none of them counts: two schedules that
+    differ only in those ended in the same state, and a crash in either
+    recovers the same way.
+    """
+    from tether.store.tables import metadata
+
+    connection = _sqlite3(world.database)
+    hasher = hashlib.blake2b(digest_size=16)
+    for table in metadata.sorted_tables:
+        skip = {column.name for column in table.columns
+                if column.name in _RANDOM_COLUMNS or column is table.autoincrement_column}
+        names = [f'"{column.name}"' for column in table.columns if column.name not in skip]
+        if not names:
+            continue
+        rows = connection.execute(f'SELECT {", ".join(names)} FROM "{table.name}"').fetchall()
+        text = repr((table.name, sorted(map(repr, rows))))
+        hasher.update(_REQUEST_ID.sub("req-*", text).encode())  # request ids inside payloads too
+    interfaces, domains = _hypervisor(world).state()
+    hasher.update(repr((sorted(interfaces.items()), sorted(domains))).encode())
+    machines, _ = _hardware(world).state()
+    hasher.update(repr(sorted((uuid, vars(m)) for uuid, m in machines.items())).encode())
+    return hasher.hexdigest()
+
+
+def _hypervisor(world: World) -> RecordingHypervisor:
+    assert isinstance(world.hypervisor, RecordingHypervisor)
+    return world.hypervisor
+
+
+def _hardware(world: World) -> RecordingHardware:
+    assert isinstance(world.hardware, RecordingHardware)
+    return world.hardware
+

@@ -1,0 +1,143 @@
+"""What one step touched, and whether two steps commute.
+
+A step is one actor's run from one scheduling point to the next. Two steps
+of different actors are *independent* when running them in either order
+leaves the same state and each behaves the same: neither writes what the
+other reads or writes. The explorer's reduction rests on this relation, so it
+errs on the side of dependence: whatever it cannot pin down to a row or a
+key counts as touching the whole table or space.
+
+Resources come in two kinds:
+
+- keyed resources (``space``, ``key``): a lock slot, a node's hardware, an
+  instance's guest devices, a name in the scenario's bookkeeping, a signal;
+  ``key`` is ``ANY`` for an access to the whole space (listing every guest);
+- database rows: a read is a table and an equality predicate (``None`` for
+  the whole table); a write is the images of the rows it changed, before and
+  after, and the keys (primary and unique) they occupy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+READ, WRITE = "r", "w"
+# Waiting for a signal and sending it do not commute (the wait may miss it);
+# two sends, or two waits, do.
+WAIT, NOTIFY = "wait", "notify"
+ANY = "*"
+
+
+Predicate = tuple[tuple[str, frozenset[Any]], ...]  # column -> accepted values, all must hold
+
+
+def _modes_conflict(first: str, second: str) -> bool:
+    if {first, second} == {WAIT, NOTIFY}:
+        return True
+    return WRITE in (first, second) and first not in (WAIT, NOTIFY) and second not in (WAIT, NOTIFY)
+
+
+@dataclass
+class TableAccess:
+    reads: list[Predicate | None] = field(default_factory=list)
+    images: list[dict[str, Any]] = field(default_factory=list)
+    keys: set[tuple[Any, ...]] = field(default_factory=set)
+
+    @property
+    def writes(self) -> bool:
+        return bool(self.images or self.keys)
+
+
+@dataclass
+class Footprint:
+    """Every resource one step touched, with how."""
+
+    keyed: dict[str, dict[Hashable, set[str]]] = field(default_factory=dict)
+    tables: dict[str, TableAccess] = field(default_factory=dict)
+    opaque: bool = False  # it did something the recorder cannot pin down: dependent on every step
+
+    # -- recording -----------------------------------------------------------------
+
+    def touch(self, space: str, key: Hashable, mode: str) -> None:
+        self.keyed.setdefault(space, {}).setdefault(key, set()).add(mode)
+
+    def read_rows(self, table: str, predicate: Predicate | None) -> None:
+        self._table(table).reads.append(predicate)
+
+    def write_rows(self, table: str, images: Iterable[dict[str, Any]], keys: Iterable[tuple[Any, ...]]) -> None:
+        access = self._table(table)
+        access.images.extend(images)
+        access.keys.update(keys)
+
+    def _table(self, table: str) -> TableAccess:
+        access = self.tables.get(table)
+        if access is None:
+            access = self.tables[table] = TableAccess()
+        return access
+
+    # -- judging -------------------------------------------------------------------
+
+    @property
+    def durable(self) -> bool:
+        """Whether the step wrote to the store or the hardware: what a crash keeps."""
+        if self.opaque or any(access.writes for access in self.tables.values()):
+            return True
+        return any(WRITE in modes for space in ("hv", "hw") for modes in self.keyed.get(space, {}).values())
+
+    def summary(self) -> list[str]:
+        """A short, stable description of the resources, for reports and tests."""
+        out = []
+        for space, keys in sorted(self.keyed.items()):
+            for key, modes in sorted(keys.items(), key=lambda item: repr(item[0])):
+                out.append(f"{space}:{key}:{''.join(sorted(modes))}")
+        for table, access in sorted(self.tables.items()):
+            out.append(f"{table}:{'w' if access.writes else 'r'}")
+        return out
+
+
+def independent(first: Footprint, second: Footprint) -> bool:
+    """Whether the two steps commute: no resource one writes is read or written by the other."""
+    if first.opaque or second.opaque:
+        return False
+    for space in first.keyed.keys() & second.keyed.keys():
+        if _keyed_conflict(first.keyed[space], second.keyed[space]):
+            return False
+    for table in first.tables.keys() & second.tables.keys():
+        if _table_conflict(first.tables[table], second.tables[table]):
+            return False
+    return True
+
+
+def _keyed_conflict(first: dict[Hashable, set[str]], second: dict[Hashable, set[str]]) -> bool:
+    for key, modes in first.items():
+        if key == ANY:
+            others = [m for other_modes in second.values() for m in other_modes]
+        else:
+            others = [*second.get(key, ()), *second.get(ANY, ())]
+        if any(_modes_conflict(mode, other) for mode in modes for other in others):
+            return True
+    return False
+
+
+def _table_conflict(first: TableAccess, second: TableAccess) -> bool:
+    if first.keys & second.keys:
+        return True
+    return _writes_meet_reads(first, second) or _writes_meet_reads(second, first)
+
+
+def _writes_meet_reads(writer: TableAccess, reader: TableAccess) -> bool:
+    if not writer.writes or not reader.reads:
+        return False
+    if not writer.images:  # a write whose rows are unknown touches the whole table
+        return True
+    return any(matches(predicate, image) for predicate in reader.reads for image in writer.images)
+
+
+def matches(predicate: Predicate | None, image: dict[str, Any]) -> bool:
+    """Whether a row image could satisfy a read's predicate."""
+    if predicate is None:
+        return True
+    # a column the image lacks could hold anything, unless nothing is accepted (``1 = 0``)
+    return all(image[column] in accepted if column in image else bool(accepted) for column, accepted in predicate)

@@ -1,0 +1,321 @@
+"""One schedule of a scenario: every step chosen by the explorer, every access recorded.
+
+A schedule starts from the scenario's cloud as seeded and prepared once
+(``SeededCloud``), runs the timeline's operations with all of them ready at
+once, and asks a ``Decide`` function, before each step, which ready actor
+goes next. It records each step's actor, point, ready set, epoch (how many
+times the clock has moved on) and footprint. A decision may also stop the
+schedule there, to crash it (the explorer then recovers from what was
+captured at that point) or because it would only repeat an equivalent one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tether.services.cloud import Cloud, World
+from tether.services.context import RequestContext
+from tether.sim.bugs import Bugs
+from tether.sim.clock import VirtualClock
+from tether.sim.errors import ControlPlaneCrash, Deadlock
+from tether.sim.explore.durable import DurableState, capture, logical_digest, restore
+from tether.sim.explore.footprint import NOTIFY, WAIT, WRITE, Footprint
+from tether.sim.explore.recording import (
+    ActorRandom,
+    Recorder,
+    RecordingDict,
+    RecordingHardware,
+    RecordingHypervisor,
+)
+from tether.sim.faults import FaultPlan
+from tether.sim.runtime import Runtime
+from tether.sim.scenarios.env import Env
+from tether.sim.scenarios.model import Scenario
+from tether.sim.scenarios.runner import ScenarioResult, ScenarioRun
+from tether.sim.scheduler import Actor, FifoStrategy, Scheduler, Step
+from tether.store.database import Database
+
+CRASH = "!crash"  # a decision: the control plane dies here
+STOP = "!stop"  # a decision: nothing new lies beyond this point
+STEP_LIMIT = 2000  # a schedule this long is going round in circles
+# Waiting users and builds wake on notifications; a look every few seconds besides is one
+# more step to interleave with every write it could see, and every service notifies on change.
+EXPLORER_POLL_SECONDS = 300.0
+
+
+@dataclass
+class Move:
+    """One step of a schedule, as the explorer saw it."""
+
+    actor: str
+    point: str
+    ready: tuple[str, ...]
+    epoch: int
+    footprint: Footprint = field(default_factory=Footprint)
+
+    @property
+    def token(self) -> str:
+        return f"{self.actor}@{self.point}"
+
+
+Decide = Callable[[int, tuple[str, ...], list[Move]], str]
+
+
+class ObservedScheduler(Scheduler):
+    """The deterministic scheduler, telling the recorder about signals, spawns and clock moves."""
+
+    def __init__(self, clock: VirtualClock, strategy: Any, recorder: Recorder) -> None:
+        super().__init__(clock, strategy)
+        self.recorder = recorder
+        self.woken: dict[str, Hashable] = {}
+        self.epoch = 0
+
+    def _unique_name(self, name: str) -> str:
+        # The counter behind "name#2" is shared by everyone who spawns that name.
+        self.recorder.touch("spawn-name", name, WRITE)
+        unique = super()._unique_name(name)
+        self.recorder.touch("actor", unique, WRITE)
+        return unique
+
+    def notify(self, key: Hashable) -> None:
+        self.recorder.touch("signal", key, NOTIFY)
+        super().notify(key)
+
+    async def wait(self, actor: Actor, point: str, key: Hashable | None, timeout: float | None) -> bool:
+        if key is not None:
+            self.recorder.touch("signal", key, WAIT)
+        return await super().wait(actor, point, key, timeout)
+
+    def _make_ready(self, actor: Actor, notified: bool) -> None:
+        if notified and actor.wake_key is not None:
+            self.woken[actor.name] = actor.wake_key
+        elif not notified:
+            self.epoch += 1  # a timer fired: the clock moved on while nobody could run
+        super()._make_ready(actor, notified)
+
+
+class Director:
+    """The strategy of an explored schedule: asks ``decide`` and files each step's footprint."""
+
+    def __init__(self, decide: Decide, recorder: Recorder, on_node: Callable[[int], None] | None) -> None:
+        """``on_node`` is told of each state between two steps, before the choice is made."""
+        self.decide = decide
+        self.recorder = recorder
+        self.on_node = on_node
+        self.moves: list[Move] = []
+        self.ended: str | None = None
+        self.scheduler: ObservedScheduler | None = None
+        self.capture: Callable[[], DurableState] | None = None
+        self.where: Callable[[], str] = lambda: "start"
+        self.crash_state: DurableState | None = None
+        self.crashed_at: str | None = None
+        self._started: set[str] = set()
+
+    def finish_step(self) -> None:
+        self.recorder.current = None
+
+    def choose(self, ready: list[Actor], trace: list[Step]) -> Actor | None:
+        self.finish_step()
+        assert self.scheduler is not None
+        if self.on_node is not None:
+            self.on_node(len(self.moves))
+        names = tuple(sorted(actor.name for actor in ready))
+        if len(self.moves) >= STEP_LIMIT:
+            self.ended = "step-limit"
+            return None
+        choice = self.decide(len(self.moves), names, self.moves)
+        if choice == CRASH and self.capture is not None:
+            # taken now, before the dead incarnation's actors are cancelled: a crash runs no cleanup
+            self.crash_state = self.capture()
+            self.crashed_at = self.where()
+        if choice in (CRASH, STOP):
+            self.ended = choice
+            return None
+        actor = next((actor for actor in ready if actor.name == choice), None)
+        if actor is None:
+            raise ScheduleDiverged(f"step {len(self.moves)}: {choice!r} is not ready (ready: {', '.join(names)})")
+        move = Move(actor.name, actor.point, names, self.scheduler.epoch)
+        self.moves.append(move)
+        self.recorder.current = move.footprint
+        woken = self.scheduler.woken.pop(actor.name, None)
+        if woken is not None:
+            move.footprint.touch("signal", woken, WAIT)
+        if actor.name not in self._started:
+            self._started.add(actor.name)
+            move.footprint.touch("actor", actor.name, WRITE)
+        return actor
+
+
+class ScheduleDiverged(RuntimeError):
+    """A schedule did not repeat itself: the same choices met a different set of ready actors."""
+
+
+@dataclass
+class SeededCloud:
+    """A scenario's cloud, seeded and prepared once; every schedule starts from a copy."""
+
+    scenario: Scenario
+    bugs: Bugs
+    state: DurableState
+    names: dict[str, str]
+    admin: RequestContext
+    start: float
+
+    @classmethod
+    async def build(cls, scenario: Scenario, bugs: Bugs, database: Database) -> SeededCloud:
+        recorder = Recorder()  # idle: seeding is not explored
+        world = _world(scenario, database, recorder)
+        run = ScenarioRun(scenario, database, bugs=bugs, faults=FaultPlan(), world=world, rng=ActorRandom("seed"))
+        await run.setup()
+        assert run.env is not None
+        if run.crashed_at or run.errors:
+            raise RuntimeError(f"scenario {scenario.name} could not be prepared: {run.errors or run.crashed_at}")
+        return cls(scenario, bugs, capture(world, run.clock.now()), dict(run.env.names), run.env.admin, run.start)
+
+
+def _world(scenario: Scenario, database: Database, recorder: Recorder) -> World:
+    return World(database, RecordingHypervisor(recorder), RecordingHardware(
+        recorder, deploy_seconds=scenario.deploy_seconds, clean_seconds=scenario.clean_seconds))
+
+
+class _FromSeeded(ScenarioRun):
+    """A run on a copy of a seeded cloud, with every shared in-memory table instrumented."""
+
+    def __init__(self, seeded: SeededCloud, database: Database, recorder: Recorder, state: DurableState,
+                 strategy: Any) -> None:
+        self.recorder = recorder
+        self._first_strategy = strategy
+        world = _world(seeded.scenario, database, recorder)
+        restore(state, world)
+        super().__init__(seeded.scenario, database, bugs=seeded.bugs, faults=FaultPlan(), world=world,
+                         clock=VirtualClock(state.now), rng=ActorRandom("schedule"))
+        self.start = seeded.start
+        self.env = Env(self.cloud, seeded.admin, names=RecordingDict(recorder, "env.name", seeded.names),
+                       poll_seconds=EXPLORER_POLL_SECONDS)
+        self.mend_when_clean = False
+
+    def _incarnation(self, faults: FaultPlan) -> Cloud:
+        self.incarnations += 1
+        assert isinstance(self.rng, ActorRandom)
+        self.rng.incarnation = self.incarnations
+        strategy = self._first_strategy if self.incarnations == 1 else FifoStrategy()
+        scheduler = ObservedScheduler(self.clock, strategy, self.recorder)
+        if isinstance(strategy, Director):
+            strategy.scheduler = scheduler
+        runtime = Runtime(scheduler=scheduler, faults=faults, bugs=self.bugs)
+        runtime.locks._held = RecordingDict(self.recorder, "lock")  # type: ignore[assignment]
+        # The build's look at its node, like the users' (EXPLORER_POLL_SECONDS), waits for notifications.
+        cloud = Cloud(self.world, runtime, self.rng, fast_passwords=True, node_poll_interval=EXPLORER_POLL_SECONDS)
+        cloud.baremetal._jobs = RecordingDict(self.recorder, "bm.job")
+        return cloud
+
+
+@dataclass
+class Played:
+    """How one explored schedule went."""
+
+    moves: list[Move]
+    ended: str | None  # None: ran to the end; CRASH, STOP or "step-limit"
+    result: ScenarioResult | None = None
+    deadlock: str | None = None
+    final_state: str | None = None
+    crash_state: DurableState | None = None
+    crashed_at: str | None = None
+
+
+@dataclass(frozen=True)
+class CrashPoint:
+    """A state between two steps that a crash could leave, and the schedule prefix that reaches it."""
+
+    index: int  # how many steps ran before the crash
+    at: str  # the last actor and the checkpoint it had reached
+    state: DurableState
+
+
+class ExploredRun(_FromSeeded):
+    def __init__(self, seeded: SeededCloud, database: Database, recorder: Recorder, decide: Decide,
+                 crash_states: set[tuple[str, float]] | None = None) -> None:
+        """With ``crash_states``, capture every state a crash could leave that is not in it yet."""
+        self.director = Director(decide, recorder, self._node if crash_states is not None else None)
+        self.crash_states = crash_states
+        self.crash_points: list[CrashPoint] = []
+        self._last_epoch_captured: int | None = None
+        super().__init__(seeded, database, recorder, seeded.state, self.director)
+        self.director.capture = lambda: capture(self.world, self.clock.now())
+        self.director.where = self._where
+
+    def _node(self, index: int) -> None:
+        """Between two steps: keep what a crash here would leave, unless an equal state was kept."""
+        assert self.crash_states is not None and self.director.scheduler is not None
+        moves = self.director.moves
+        epoch = self.director.scheduler.epoch
+        if index > 0 and not moves[-1].footprint.durable and epoch == self._last_epoch_captured:
+            return  # nothing a crash keeps has changed since the last capture
+        self._last_epoch_captured = epoch
+        key = (logical_digest(self.world), self.clock.now())
+        if key in self.crash_states:
+            return
+        self.crash_states.add(key)
+        self.crash_points.append(CrashPoint(index, self._where(), capture(self.world, self.clock.now())))
+
+    def _where(self) -> str:
+        moves = self.director.moves
+        if not moves:
+            return "start"
+        assert self.director.scheduler is not None
+        last = moves[-1].actor
+        return f"{last}@{self.director.scheduler._actor_named(last).point}"
+
+    async def _restart(self) -> None:
+        if self.director.ended is not None:
+            return  # the explorer stopped this schedule; recovery, if any, runs from a capture
+        await super()._restart()
+
+    async def play_schedule(self, *, judge: bool = True) -> Played:
+        scheduler = self.cloud.rt.scheduler
+        assert scheduler is not None
+        deadlock = None
+        try:
+            await self.play(timing=False)
+        except Deadlock as error:
+            deadlock = str(error)
+            scheduler.crash = ControlPlaneCrash("deadlock")
+            await scheduler._cancel_all()
+        except ScheduleDiverged:
+            scheduler.crash = ControlPlaneCrash("diverged")  # let no actor run on, then say so
+            await scheduler._cancel_all()
+            raise
+        self.director.finish_step()
+        played = Played(self.director.moves, self.director.ended, deadlock=deadlock,
+                        crash_state=self.director.crash_state, crashed_at=self.director.crashed_at)
+        if self.director.ended is not None and self.director.ended != "step-limit":
+            return played
+        if self.crash_states is not None and self.director.ended is None:
+            self._node(len(self.director.moves))
+        if deadlock is not None or self.director.ended == "step-limit":
+            # the stuck incarnation is let go; a fresh one (no recovery) reads what it left
+            self.journals.append(self.cloud.rt.journal)
+            self.cloud = self._incarnation(FaultPlan())
+            assert self.env is not None
+            self.env.cloud = self.cloud
+        else:
+            scheduler.strategy = FifoStrategy()
+        played.final_state = logical_digest(self.world)
+        if judge:
+            played.result = await self.judge(expectations=False)
+        return played
+
+
+class RecoveryRun(_FromSeeded):
+    """A control plane that starts on what a crash left behind, recovers, and is judged."""
+
+    def __init__(self, seeded: SeededCloud, database: Database, recorder: Recorder, state: DurableState,
+                 crashed_at: str) -> None:
+        super().__init__(seeded, database, recorder, state, FifoStrategy())
+        self.crashed_at = crashed_at
+
+    async def recover(self) -> ScenarioResult:
+        await self._restart()
+        return await self.judge(expectations=False)

@@ -1,0 +1,279 @@
+"""Ways through a scenario's schedules: all of them (reduced), or a seeded sample.
+
+``DepthFirst`` enumerates schedules as a tree whose nodes are the states
+between two steps and whose branches are the ready actors. Each schedule is
+a fresh run from the seeded cloud that replays the path to the deepest node
+with a branch left untried, then takes it.
+
+The reduction is dynamic partial-order reduction with source sets
+(``_add_races``) and sleep sets (Godefroid, 1996), over the footprints the
+runs record. A node tries a second actor only when a finished schedule
+showed a step racing with (dependent on, and not ordered after) the step
+taken there, and no actor tried there yet can run that race the other way. When the
+search has tried actor ``u`` at a node and moves on to actor ``t``, ``u`` is
+put to sleep in ``t``'s subtree as long as the steps there are independent
+of ``u``'s step: any schedule that runs ``u`` next is one swap away from one
+already explored. A schedule whose every ready actor sleeps is cut short
+(``pruned``). Each class of equivalent schedules is run at least once, and
+no two runs to the end are equivalent.
+
+``--max-switches`` bounds how often a schedule may take the turn from an
+actor that could have gone on (a preemption); most real races need only one
+or two. Together with the reduction it is a heuristic: a sleeping actor may
+be the only way to stay within the bound.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from itertools import chain
+
+from tether.sim.explore.footprint import Footprint, independent
+from tether.sim.explore.schedule import CRASH, STOP, Move, ScheduleDiverged
+from tether.sim.explore.trace import Trace
+
+
+def _in_order(ready: tuple[str, ...], last: str | None) -> list[str]:
+    """The actor that just ran first (no switch), then the others by name."""
+    if last in ready:
+        return [last, *(name for name in ready if name != last)]  # type: ignore[list-item]
+    return list(ready)
+
+
+@dataclass
+class _Node:
+    ready: tuple[str, ...]
+    sleep: dict[str, Footprint]
+    last: str | None  # who ran the step before this node
+    switches: int  # preemptions on the way here
+    chosen: str
+    backtrack: set[str] = field(default_factory=set)  # actors a race says must run first here too
+    done: dict[str, Footprint] = field(default_factory=dict)
+
+
+class DepthFirst:
+    """Every schedule, once per class of equivalent ones (or every single one, without reduction)."""
+
+    def __init__(self, *, reduction: bool = True, max_switches: int | None = None) -> None:
+        self.reduction = reduction
+        self.max_switches = max_switches
+        self._stack: list[_Node] = []
+        self._started = False
+
+    def next_schedule(self) -> bool:
+        """Whether a schedule is left to run."""
+        if not self._started:
+            self._started = True
+            return True
+        return bool(self._stack)
+
+    def _allowed(self, node_ready: tuple[str, ...], last: str | None, switches: int, name: str) -> bool:
+        if self.max_switches is None or last not in node_ready or name == last:
+            return True
+        return switches < self.max_switches
+
+    def decide(self, index: int, ready: tuple[str, ...], moves: list[Move]) -> str:
+        if index < len(self._stack):
+            node = self._stack[index]
+            if node.ready != ready:
+                raise ScheduleDiverged(f"step {index}: ready {ready}, last time {node.ready}")
+            return node.chosen
+        last = moves[-1].actor if moves else None
+        sleep: dict[str, Footprint] = {}
+        switches = 0
+        if self._stack:
+            parent = self._stack[-1]
+            switches = parent.switches + (parent.chosen != parent.last and parent.last in parent.ready)
+            if self.reduction:
+                taken = moves[-1].footprint
+                for name, footprint in chain(parent.sleep.items(), parent.done.items()):
+                    if name in ready and name != parent.chosen and independent(footprint, taken):
+                        sleep[name] = footprint
+        options = [name for name in _in_order(ready, last)
+                   if name not in sleep and self._allowed(ready, last, switches, name)]
+        if not options:
+            return STOP
+        # Without the reduction every ready actor is tried at every node; with it, only those
+        # that a race found later adds (``_add_races``).
+        backtrack = set(options) if not self.reduction else {options[0]}
+        self._stack.append(_Node(ready, sleep, last, switches, options[0], backtrack))
+        return options[0]
+
+    def finished(self, moves: list[Move]) -> None:
+        """Record the branches the last schedule took and find the next one left untried."""
+        if self.reduction:
+            _add_races(self._stack, moves)
+        while self._stack:
+            depth = len(self._stack) - 1
+            node = self._stack[depth]
+            node.done[node.chosen] = moves[depth].footprint
+            untried = [name for name in _in_order(node.ready, node.last)
+                       if name in node.backtrack and name not in node.sleep and name not in node.done
+                       and self._allowed(node.ready, node.last, node.switches, name)]
+            if untried:
+                node.chosen = untried[0]
+                return
+            self._stack.pop()
+
+
+def _add_races(stack: list[_Node], moves: list[Move]) -> None:
+    """Dynamic partial-order reduction with source sets (Abdulla, Aronis, Jonsson, Sagonas, 2014).
+
+    Two steps of different actors *race* when they are dependent and nothing
+    else orders them. For each race, the node before the earlier step must
+    also try a schedule in which the later one comes first: it needs one of
+    the actors that can start that other order (the *initials* of the steps
+    after the earlier one that do not depend on it, then the later step). If
+    none of them is tried there yet, one is added. Happens-before is kept in
+    vector clocks; a clock move orders everything before it before
+    everything after it (nobody could run while the clock moved). A race with
+    the step that spawned or woke the later actor cannot be reversed and is left.
+    """
+    clocks: list[dict[str, int]] = []  # per step: for each actor, how many of its steps happen before it
+    prefix: list[dict[str, int]] = []  # per step: for each actor, how many of its steps ran up to it
+    latest: dict[str, dict[str, int]] = {}  # per actor: the clock of its last step
+    counts: dict[str, int] = {}
+    epoch_floor: dict[str, int] = {}
+    everything: dict[str, int] = {}
+    epoch = moves[0].epoch if moves else 0
+    for j, move in enumerate(moves):
+        if move.epoch != epoch:
+            epoch, epoch_floor = move.epoch, dict(everything)
+        actor = move.actor
+        clock = _join(latest.get(actor, {}), epoch_floor)
+        races = []
+        for i in range(j - 1, -1, -1):
+            earlier = moves[i]
+            if earlier.actor == actor or earlier.epoch != move.epoch:
+                continue
+            if independent(earlier.footprint, move.footprint):
+                continue
+            if clock.get(earlier.actor, 0) < clocks[i][earlier.actor]:
+                races.append(i)  # not ordered before this step by anything else
+            clock = _join(clock, clocks[i])
+        counts[actor] = counts.get(actor, 0) + 1
+        clock[actor] = counts[actor]
+        clocks.append(clock)
+        prefix.append(dict(counts))
+        latest[actor] = clock
+        everything = _join(everything, clock)
+        for i in races:
+            if i < len(stack) and not _enabled_by(i, actor, moves):
+                _reverse(stack[i], i, j, moves, clocks, prefix)
+
+
+def _enabled_by(i: int, actor: str, moves: list[Move]) -> bool:
+    """Whether step ``i`` made ``actor`` ready (spawned or woke it): then no order puts the actor first."""
+    return actor not in moves[i].ready and actor in moves[i + 1].ready
+
+
+def _reverse(node: _Node, i: int, j: int, moves: list[Move], clocks: list[dict[str, int]],
+             prefix: list[dict[str, int]]) -> None:
+    """Make sure the node before step ``i`` tries an order in which step ``j`` comes first."""
+    first = moves[i].actor
+    own = clocks[i][first]
+    # the steps between that do not happen after step i, then step j
+    between = [t for t in range(i + 1, j) if clocks[t].get(first, 0) < own]
+    starts: dict[str, int] = {}
+    for t in [*between, j]:
+        starts.setdefault(moves[t].actor, t)
+    initials = []
+    for actor, t in starts.items():
+        if t == j:
+            preceded = any(moves[u].actor != actor and clocks[j].get(moves[u].actor, 0) >= clocks[u][moves[u].actor]
+                           for u in between)
+        else:
+            # a step of another actor after i that happens before t cannot happen after i (t does
+            # not), so it lies between: t is an initial only if there is none
+            preceded = any(count > prefix[i].get(other, 0) for other, count in clocks[t].items() if other != actor)
+        if not preceded:
+            initials.append(actor)
+    candidates = [actor for actor in initials if actor in node.ready]
+    if not candidates:
+        node.backtrack |= set(node.ready)  # cannot tell which actor leads there: try them all
+        return
+    if any(actor in node.backtrack or actor in node.done for actor in candidates):
+        return
+    later = moves[j].actor
+    node.backtrack.add(later if later in candidates else sorted(candidates)[0])
+
+
+def _join(first: dict[str, int], second: dict[str, int]) -> dict[str, int]:
+    if not second:
+        return dict(first)
+    joined = dict(first)
+    for actor, count in second.items():
+        if joined.get(actor, 0) < count:
+            joined[actor] = count
+    return joined
+
+
+class RandomWalk:
+    """``runs`` schedules, each choice drawn from a stream seeded by ``seed`` and the run's number."""
+
+    def __init__(self, *, runs: int, seed: int, max_switches: int | None = None) -> None:
+        self.runs = runs
+        self.seed = seed
+        self.max_switches = max_switches
+        self._run = 0
+        self._rng = random.Random()
+        self._switches = 0
+
+    def next_schedule(self) -> bool:
+        if self._run >= self.runs:
+            return False
+        self._rng = random.Random(f"{self.seed}/{self._run}")
+        self._switches = 0
+        self._run += 1
+        return True
+
+    def decide(self, index: int, ready: tuple[str, ...], moves: list[Move]) -> str:
+        last = moves[-1].actor if moves else None
+        if last in ready and self.max_switches is not None and self._switches >= self.max_switches:
+            return last  # type: ignore[return-value]
+        choice = self._rng.choice(ready)
+        if last in ready and choice != last:
+            self._switches += 1
+        return choice
+
+    def finished(self, moves: list[Move]) -> None:
+        pass
+
+
+class Replay:
+    """One given schedule, step by step; any difference from it is an error, not a new schedule."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        self._done = False
+
+    def next_schedule(self) -> bool:
+        if self._done:
+            return False
+        self._done = True
+        return True
+
+    def decide(self, index: int, ready: tuple[str, ...], moves: list[Move]) -> str:
+        if moves:
+            self._check(len(moves) - 1, moves[-1])
+        if index < len(self.trace.steps):
+            actor, _ = self.trace.steps[index]
+            if actor not in ready:
+                raise ScheduleDiverged(
+                    f"step {index}: {actor!r} is not ready (ready: {', '.join(ready)}); "
+                    "the trace is from another scenario, bug set or version")
+            return actor
+        if self.trace.crash:
+            return CRASH
+        last = moves[-1].actor if moves else None
+        return _in_order(ready, last)[0]
+
+    def _check(self, index: int, move: Move) -> None:
+        if index < len(self.trace.steps) and self.trace.steps[index] != (move.actor, move.point):
+            actor, point = self.trace.steps[index]
+            raise ScheduleDiverged(f"step {index}: the trace has {actor}@{point}, the run {move.token}")
+
+    def finished(self, moves: list[Move]) -> None:
+        for index, move in enumerate(moves[: len(self.trace.steps)]):
+            self._check(index, move)

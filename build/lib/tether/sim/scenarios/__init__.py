@@ -1,0 +1,1 @@
+"""The scenario library: each seed's race, reproduced exactly, on the real services."""

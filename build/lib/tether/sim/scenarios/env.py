@@ -1,0 +1,209 @@
+"""What a scenario's steps can do: the operations a user or an operator would perform.
+
+Every operation goes through the real services, and each records a step
+(virtual time, what happened, and any error in the service's own words).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tether.domain import baremetal_states as bms
+from tether.domain.errors import TetherError
+from tether.domain.errors import compute as ce
+from tether.services.context import RequestContext
+
+if TYPE_CHECKING:
+    from tether.services.cloud import Cloud
+
+SETTLE_POLL = 5.0
+
+
+@dataclass
+class StepRecord:
+    at: float
+    actor: str
+    text: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"at": round(self.at, 3), "actor": self.actor, "text": self.text}
+
+
+@dataclass
+class Env:
+    cloud: Cloud
+    admin: RequestContext
+    names: dict[str, str] = field(default_factory=dict)
+    steps: list[StepRecord] = field(default_factory=list)
+    outcomes: dict[str, str] = field(default_factory=dict)
+    network: str = "private"
+    # How often a waiting user looks again even without a notification. The explorer
+    # lengthens it: each extra look is one more step to interleave, and finds nothing new.
+    poll_seconds: float = SETTLE_POLL
+
+    # -- bookkeeping ------------------------------------------------------------------
+
+    def step(self, text: str) -> None:
+        actor = self.cloud.rt.scheduler.current() if self.cloud.rt.scheduler else None
+        self.steps.append(StepRecord(self.cloud.rt.now(), actor.name if actor else "-", text))
+
+    @property
+    def ctx(self) -> RequestContext:
+        return self.admin.fresh()
+
+    def id(self, name: str) -> str:
+        return self.names.get(name, name)
+
+    def _failed(self, what: str, error: TetherError) -> None:
+        self.outcomes[what] = f"{error.kind}: {error.message}"
+        self.step(f"{what} failed: {error.kind} (HTTP {error.status}): {error.message}")
+
+    # -- servers ------------------------------------------------------------------------
+
+    async def boot(self, name: str, *, flavor: str = "baremetal", ports: tuple[str, ...] = (),
+                   wait: bool = True) -> None:
+        compute = self.cloud.compute
+        networks: Any = [{"port": self.id(p)} for p in ports] or [{"uuid": self.id(self.network)}]
+        try:
+            instance = await compute.create_server(
+                self.ctx, name=name, flavor_id=self.id(flavor), image_id=self.id("cirros"), networks=networks)
+        except TetherError as error:
+            self._failed(f"boot {name}", error)
+            return
+        self.names[name] = instance.uuid
+        self.cloud.rt.notify(("env.name", name))
+        self.step(f"boot {name}: accepted as {instance.uuid}")
+        if wait:
+            await self.wait_settled(name)
+
+    async def wait_known(self, name: str, timeout: float = 60.0) -> bool:
+        """Wait until a concurrent step has created ``name`` (a server being booted)."""
+        rt = self.cloud.rt
+        deadline = rt.now() + timeout
+        while name not in self.names:
+            if rt.now() >= deadline:
+                return False
+            await rt.wait(("env.name", name), deadline - rt.now())
+        return True
+
+    async def wait_settled(self, name: str, timeout: float = 7200.0) -> str:
+        """Poll like `openstack server create --wait`: until the server leaves BUILD and its task."""
+        compute, rt = self.cloud.compute, self.cloud.rt
+        deadline = rt.now() + timeout
+        while True:
+            try:
+                instance = await compute.get_server(self.ctx, self.id(name))
+            except ce.InstanceNotFound:
+                self.outcomes[name] = "DELETED"
+                self.step(f"server {name} is gone")
+                return "DELETED"
+            if (instance.status != "BUILD" and instance.task_state is None) or rt.now() >= deadline:
+                break
+            await rt.wait(("instance", instance.uuid), self.poll_seconds)
+        fault = await compute.server_fault(self.ctx, instance.uuid)
+        where = f" on {instance.node}" if instance.node else ""
+        text = f"server {name}: {instance.status}{where}"
+        if instance.status == "ERROR" and fault is not None:
+            text += f"; fault: {fault.message}"
+        if instance.status == "BUILD":
+            text += f" (task_state {instance.task_state}) after {timeout:g} s"
+        self.outcomes[name] = instance.status
+        self.step(text)
+        return instance.status
+
+    async def delete_server(self, name: str, wait: bool = True) -> None:
+        try:
+            await self.cloud.compute.delete_server(self.ctx, self.id(name))
+        except TetherError as error:
+            self._failed(f"delete {name}", error)
+            return
+        self.step(f"delete {name}: accepted")
+        if wait:
+            await self.wait_settled(name)
+
+    async def attach_port(self, server: str, port: str) -> None:
+        try:
+            await self.cloud.compute.attach_interface(self.ctx, self.id(server), port_id=self.id(port))
+        except TetherError as error:
+            self._failed(f"attach {port} to {server}", error)
+            return
+        self.outcomes[f"attach {port} to {server}"] = "ok"
+        self.step(f"attach {port} to {server}: ok")
+
+    async def detach_port(self, server: str, port: str) -> None:
+        try:
+            await self.cloud.compute.detach_interface(self.ctx, self.id(server), self.id(port))
+        except TetherError as error:
+            self._failed(f"detach {port} from {server}", error)
+            return
+        self.step(f"detach {port} from {server}: ok")
+
+    async def refresh_cache(self, server: str) -> None:
+        self.step(f"refresh the network info cache of {server}")
+        await self.cloud.compute.refresh_network_cache(self.id(server))
+
+    # -- ports ------------------------------------------------------------------------
+
+    async def create_port(self, name: str) -> None:
+        port = await self.cloud.network.create_port(self.ctx, network_id=self.id(self.network), name=name)
+        self.names[name] = port.id
+        self.step(f"port {name} created: {port.id} mac {port.mac_address}")
+
+    async def delete_port(self, name: str) -> None:
+        try:
+            await self.cloud.network.delete_port(self.ctx, self.id(name))
+        except TetherError as error:
+            self._failed(f"delete port {name}", error)
+            return
+        self.step(f"port {name} deleted")
+
+    async def delete_ports_of(self, server: str) -> None:
+        """Delete the server's ports the way an operator might, behind compute's back."""
+        for port in await self.cloud.network.list_ports(self.ctx, device_id=self.id(server)):
+            await self.cloud.network.delete_port(self.ctx, port.id)
+            self.step(f"port {port.id} of {server} deleted")
+
+    # -- nodes ----------------------------------------------------------------------------
+
+    async def undeploy(self, node: str) -> None:
+        try:
+            await self.cloud.baremetal.set_provision_state(self.ctx, self.id(node), "deleted")
+        except TetherError as error:
+            self._failed(f"undeploy {node}", error)
+            return
+        self.step(f"openstack baremetal node undeploy {node}")
+
+    async def delete_node(self, node: str) -> None:
+        try:
+            await self.cloud.baremetal.set_maintenance(self.ctx, self.id(node), True, "scenario")
+            await self.cloud.baremetal.delete_node(self.ctx, self.id(node))
+        except TetherError as error:
+            self._failed(f"delete node {node}", error)
+            return
+        self.step(f"node {node} put in maintenance and deleted")
+
+    async def set_maintenance(self, node: str, on: bool) -> None:
+        try:
+            await self.cloud.baremetal.set_maintenance(self.ctx, self.id(node), on, "scenario" if on else None)
+        except TetherError as error:
+            self._failed(f"maintenance {'on' if on else 'off'} {node}", error)
+            return
+        self.step(f"node {node} maintenance {'on' if on else 'off'}")
+
+    async def wait_node(self, node: str, state: str, timeout: float = 3600.0) -> bool:
+        rt = self.cloud.rt
+        deadline = rt.now() + timeout
+        while rt.now() < deadline:
+            found = await self.cloud.baremetal.find_node(self.id(node))
+            if found is not None and found.provision_state == state:
+                return True
+            await rt.wait(self.cloud.baremetal.node_key(self.id(node)), self.poll_seconds)
+        return False
+
+    async def node_state(self, node: str) -> str:
+        found = await self.cloud.baremetal.find_node(self.id(node))
+        return "deleted" if found is None else found.provision_state
+
+    async def wait_node_in_deploy_wait(self, node: str) -> bool:
+        return await self.wait_node(node, bms.DEPLOYWAIT)

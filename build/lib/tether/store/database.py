@@ -1,0 +1,289 @@
+"""The database: one engine per process, short transactions, no 'database is locked'.
+
+On SQLite every transaction goes through one connection in WAL mode, taken
+in turn under an asyncio lock, so no write ever waits on SQLite's own busy
+handler (real Ironic on SQLite spends its tail latency in those retries).
+On PostgreSQL transactions use an ordinary pool.
+
+Checkpoints may not fall inside a transaction (see ``sim.runtime``), so a
+transaction never spans a point where another operation could interleave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import Dialect, make_url
+from sqlalchemy.pool import NullPool, StaticPool
+
+from tether.sim.runtime import Runtime, in_transaction
+from tether.store.tables import metadata, schema_version
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
+
+SCHEMA_VERSION = 1
+
+
+class DatabaseUrlError(ValueError):
+    pass
+
+
+def async_url(url: str) -> str:
+    """Accept a URL as people write it (``sqlite:///x.db``, ``postgresql://u@h/db``)."""
+    try:
+        parsed = make_url(url)
+    except Exception as error:
+        raise DatabaseUrlError(f"Invalid database URL {url!r}: {error}") from None
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        return str(parsed.set(drivername="sqlite+aiosqlite"))
+    if backend in ("postgresql", "postgres"):
+        return parsed.set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
+    raise DatabaseUrlError(f"Unsupported database {backend!r}: use sqlite:/// or postgresql://")
+
+
+class Database:
+    """The engine and the discipline around it. Shared by every incarnation in a process."""
+
+    def __init__(self, url: str, *, schema: str | None = None, pool_size: int = 10) -> None:
+        self.url = url
+        target = async_url(url)
+        self.is_sqlite = target.startswith("sqlite")
+        self._write_lock = asyncio.Lock() if self.is_sqlite else None
+        self._sqlite: Engine | None = None
+        self._sqlite_held: Connection | None = None
+        self._inline: InlineConnection | None = None
+        if self.is_sqlite:
+            in_memory = make_url(target).database in (None, "", ":memory:")
+            # One connection: a memory database lives exactly as long as it (scenarios, the explorer).
+            pooling: dict[str, Any] = {"poolclass": StaticPool} if in_memory else {"pool_size": 1, "max_overflow": 0}
+            # SQLite runs in this process: a statement takes microseconds, while handing it to
+            # aiosqlite's thread and back costs ~150 us of wake-ups. So statements run inline,
+            # one connection, one transaction at a time (the write lock below).
+            sync_url = make_url(target).set(drivername="sqlite+pysqlite")
+            self._sqlite = create_engine(sync_url, connect_args={"timeout": 30, "check_same_thread": False},
+                                         **pooling)
+            event.listen(self._sqlite, "connect", _sqlite_pragmas)
+            self.engine = None  # type: ignore[assignment]
+        else:
+            connect_args: dict[str, Any] = {}
+            if schema:
+                connect_args["server_settings"] = {"search_path": schema}
+            from sqlalchemy.ext.asyncio import create_async_engine  # PostgreSQL only: it costs 0.2 s to import
+
+            self.engine = create_async_engine(
+                target,
+                pool_size=pool_size,
+                max_overflow=pool_size,
+                connect_args=connect_args,
+                poolclass=None if pool_size else NullPool,
+            )
+
+    async def create_schema(self) -> None:
+        async with self.begin() as conn:
+            await conn.run_sync(metadata.create_all)
+            present = (await conn.execute(schema_version.select())).first()
+            if present is None:
+                await conn.execute(schema_version.insert().values(version=SCHEMA_VERSION))
+
+    async def dispose(self) -> None:
+        if self._sqlite is not None:
+            if self._sqlite_held is not None:
+                self._sqlite_held.close()
+                self._sqlite_held = None
+                self._inline = None
+            self._sqlite.dispose()
+        else:
+            await self.engine.dispose()
+
+    def begin(self) -> AbstractAsyncContextManager[StoreConnection]:
+        """One transaction: committed when the block ends, rolled back when it raises."""
+        if self._sqlite is not None:
+            return _InlineTransaction(self)
+        return self._pooled_transaction()
+
+    def _inline_connection(self) -> InlineConnection:
+        # Held for the process's life: checking a connection out of the pool per transaction
+        # costs more than the statements of most transactions.
+        if self._inline is None:
+            self._sqlite_held = self._sqlite.connect()  # type: ignore[union-attr]
+            self._inline = InlineConnection(self._sqlite_held)
+        return self._inline
+
+    def _sqlite_connection(self) -> Connection:
+        return self._inline_connection().sync_connection
+
+    @asynccontextmanager
+    async def _pooled_transaction(self) -> AsyncIterator[StoreConnection]:
+        _refuse_nesting()
+        token = in_transaction.set(True)
+        try:
+            async with self.engine.begin() as conn:
+                yield PooledConnection(conn)  # type: ignore[misc]
+        finally:
+            in_transaction.reset(token)
+
+
+def _refuse_nesting() -> None:
+    if in_transaction.get():
+        # One transaction per unit of work; nesting would deadlock SQLite's single writer.
+        raise RuntimeError("a transaction is already open in this task")
+
+
+class _InlineTransaction:
+    """A SQLite transaction, one at a time under the write lock.
+
+    A class rather than a generator-based context manager: a VM's build runs a
+    dozen of these, and three nested generators cost more than most of their statements.
+    """
+
+    __slots__ = ("_database", "_token")
+
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    async def __aenter__(self) -> StoreConnection:
+        _refuse_nesting()
+        await self._database._write_lock.acquire()  # type: ignore[union-attr]
+        self._token = in_transaction.set(True)
+        try:
+            return self._database._inline_connection()  # type: ignore[return-value]
+        except BaseException:
+            self._end()
+            raise
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: Any) -> None:
+        try:
+            conn = self._database._inline_connection()
+            if kind is None:
+                conn.commit()
+            else:
+                conn.rollback()
+        finally:
+            self._end()
+
+    def _end(self) -> None:
+        in_transaction.reset(self._token)
+        self._database._write_lock.release()  # type: ignore[union-attr]
+
+
+class StoreConnection(Protocol):
+    """What a transaction offers: Core statements, and text the repositories rendered (``statements``)."""
+
+    dialect: Dialect
+
+    async def execute(self, statement: Any, parameters: Any = None) -> Any: ...
+
+    async def run_sync(self, fn: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+    async def fetch(self, sql: str, parameters: tuple[Any, ...]) -> list[tuple[Any, ...]]: ...
+
+    async def write(self, sql: str, parameters: tuple[Any, ...]) -> int: ...
+
+    async def write_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None: ...
+
+
+class InlineConnection:
+    """A SQLite transaction, run inline; rendered text goes straight to the sqlite3 connection.
+
+    sqlite3 opens the transaction itself before the first write. A Core
+    statement makes SQLAlchemy begin one of its own on the same connection,
+    which then also ends it, so both kinds of statement commit or roll back together.
+    """
+
+    def __init__(self, connection: Connection) -> None:
+        self.sync_connection = connection
+        self.dialect = connection.dialect
+        self._raw = connection.connection.driver_connection
+
+    def commit(self) -> None:
+        if self.sync_connection.in_transaction():
+            self.sync_connection.commit()
+        else:
+            self._raw.commit()
+
+    def rollback(self) -> None:
+        if self.sync_connection.in_transaction():
+            self.sync_connection.rollback()
+        else:
+            self._raw.rollback()
+
+    async def execute(self, statement: Any, parameters: Any = None) -> Any:
+        return self.sync_connection.execute(statement, parameters)
+
+    async def run_sync(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        return fn(self.sync_connection, *args, **kwargs)
+
+    async def fetch(self, sql: str, parameters: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        with _as_sqlalchemy_errors(sql, parameters):
+            return self._raw.execute(sql, parameters).fetchall()
+
+    async def write(self, sql: str, parameters: tuple[Any, ...]) -> int:
+        with _as_sqlalchemy_errors(sql, parameters):
+            return self._raw.execute(sql, parameters).rowcount
+
+    async def write_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        with _as_sqlalchemy_errors(sql, rows):
+            self._raw.executemany(sql, rows)
+
+
+@contextmanager
+def _as_sqlalchemy_errors(sql: str, parameters: Any) -> Iterator[None]:
+    """The same exception types as a Core statement raises, so callers handle one kind of error."""
+    try:
+        yield
+    except sqlite3.IntegrityError as error:
+        raise sa_exc.IntegrityError(sql, parameters, error) from error
+    except sqlite3.OperationalError as error:
+        raise sa_exc.OperationalError(sql, parameters, error) from error
+
+
+class PooledConnection:
+    """A PostgreSQL transaction; rendered text runs through the driver as it is."""
+
+    def __init__(self, connection: AsyncConnection) -> None:
+        self.connection = connection
+        self.dialect = connection.dialect
+
+    async def execute(self, statement: Any, parameters: Any = None) -> Any:
+        return await self.connection.execute(statement, parameters)
+
+    async def run_sync(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        return await self.connection.run_sync(fn, *args, **kwargs)
+
+    async def fetch(self, sql: str, parameters: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        return [tuple(row) for row in await self.connection.exec_driver_sql(sql, parameters)]
+
+    async def write(self, sql: str, parameters: tuple[Any, ...]) -> int:
+        return (await self.connection.exec_driver_sql(sql, parameters)).rowcount
+
+    async def write_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        await self.connection.exec_driver_sql(sql, rows)  # type: ignore[arg-type]
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+class Store:
+    """The database as one incarnation sees it: dead incarnations cannot write."""
+
+    def __init__(self, database: Database, runtime: Runtime) -> None:
+        self.database = database
+        self.rt = runtime
+
+    def begin(self) -> AbstractAsyncContextManager[StoreConnection]:
+        self.rt.ensure_alive()
+        return self.database.begin()

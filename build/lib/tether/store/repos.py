@@ -1,0 +1,34 @@
+"""One repository per entity; services import these rather than touching tables."""
+
+from __future__ import annotations
+
+from tether.domain import baremetal, compute, identity, image, network
+from tether.store import tables
+from tether.store.repository import Repository
+
+domains = Repository(tables.domains, identity.Domain, "id")
+projects = Repository(tables.projects, identity.Project, "id")
+users = Repository(tables.users, identity.User, "id")
+roles = Repository(tables.roles, identity.Role, "id")
+role_assignments = Repository(tables.role_assignments, identity.RoleAssignment, None)
+tokens = Repository(tables.tokens, identity.Token, "id")
+
+images = Repository(tables.images, image.Image, "id")
+
+networks = Repository(tables.networks, network.Network, "id")
+subnets = Repository(tables.subnets, network.Subnet, "id")
+ports = Repository(tables.ports, network.Port, "id")
+ip_allocations = Repository(tables.ip_allocations, network.IpAllocation, None)
+
+nodes = Repository(tables.nodes, baremetal.Node, "uuid")
+node_ports = Repository(tables.node_ports, baremetal.NodePort, "uuid")
+portgroups = Repository(tables.portgroups, baremetal.Portgroup, "uuid")
+chassis = Repository(tables.chassis, baremetal.Chassis, "uuid")
+
+flavors = Repository(tables.flavors, compute.Flavor, "id")
+hypervisors = Repository(tables.hypervisors, compute.Hypervisor, "id")
+instances = Repository(tables.instances, compute.Instance, "uuid")
+instance_vifs = Repository(tables.instance_vifs, compute.VifEntry, None)
+instance_actions = Repository(tables.instance_actions, compute.InstanceAction, None)
+action_events = Repository(tables.action_events, compute.ActionEvent, "id")
+instance_faults = Repository(tables.instance_faults, compute.InstanceFault, "id")

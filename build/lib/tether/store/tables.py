@@ -1,0 +1,104 @@
+"""Every table Tether keeps."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Column,
+    Float,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+from tether.domain import baremetal, compute, identity, image, network
+from tether.store.schema import table_for
+
+metadata = MetaData()
+
+# identity
+domains = table_for(metadata, "domains", identity.Domain, primary_key=("id",),
+                    extra=(UniqueConstraint("name"),))
+projects = table_for(metadata, "projects", identity.Project, primary_key=("id",),
+                     extra=(UniqueConstraint("domain_id", "name"),))
+users = table_for(metadata, "users", identity.User, primary_key=("id",),
+                  extra=(UniqueConstraint("domain_id", "name"),))
+roles = table_for(metadata, "roles", identity.Role, primary_key=("id",),
+                  extra=(UniqueConstraint("name"),))
+role_assignments = table_for(metadata, "role_assignments", identity.RoleAssignment,
+                             primary_key=("user_id", "project_id", "role_id"))
+tokens = table_for(metadata, "tokens", identity.Token, primary_key=("id",),
+                   extra=(Index("ix_tokens_user", "user_id"),))
+
+# image
+images = table_for(metadata, "images", image.Image, primary_key=("id",),
+                   extra=(Index("ix_images_name", "name"),))
+
+# network
+networks = table_for(metadata, "networks", network.Network, primary_key=("id",),
+                     extra=(Index("ix_networks_name", "name"),))
+subnets = table_for(metadata, "subnets", network.Subnet, primary_key=("id",),
+                    extra=(Index("ix_subnets_network", "network_id"),))
+ports = table_for(
+    metadata, "ports", network.Port, primary_key=("id",), exclude=("fixed_ips",),
+    extra=(
+        # One MAC per network: the database itself refuses a clash (MacAddressInUse).
+        UniqueConstraint("network_id", "mac_address", name="uq_ports_network_mac"),
+        Index("ix_ports_device", "device_id"),
+        Index("ix_ports_name", "name"),
+    ),
+)
+ip_allocations = table_for(
+    metadata, "ip_allocations", network.IpAllocation, primary_key=("subnet_id", "ip_address"),
+    extra=(Index("ix_ip_allocations_port", "port_id"),),
+)
+
+# bare metal
+nodes = table_for(metadata, "nodes", baremetal.Node, primary_key=("uuid",),
+                  extra=(UniqueConstraint("name", name="uq_nodes_name"),
+                         UniqueConstraint("instance_uuid", name="uq_nodes_instance")))
+node_ports = table_for(metadata, "node_ports", baremetal.NodePort, primary_key=("uuid",),
+                       extra=(UniqueConstraint("address", name="uq_node_ports_address"),
+                              Index("ix_node_ports_node", "node_uuid")))
+portgroups = table_for(metadata, "portgroups", baremetal.Portgroup, primary_key=("uuid",),
+                       extra=(Index("ix_portgroups_node", "node_uuid"),))
+chassis = table_for(metadata, "chassis", baremetal.Chassis, primary_key=("uuid",))
+
+# compute
+flavors = table_for(metadata, "flavors", compute.Flavor, primary_key=("id",),
+                    extra=(UniqueConstraint("name", name="uq_flavors_name"),))
+hypervisors = table_for(metadata, "hypervisors", compute.Hypervisor, primary_key=("id",),
+                        autoincrement="id",
+                        extra=(UniqueConstraint("hostname", name="uq_hypervisors_hostname"),))
+instances = table_for(metadata, "instances", compute.Instance, primary_key=("uuid",),
+                      extra=(Index("ix_instances_project", "project_id"),
+                             Index("ix_instances_name", "name")))
+instance_vifs = table_for(metadata, "instance_vifs", compute.VifEntry,
+                          primary_key=("instance_uuid", "port_id"))
+instance_actions = table_for(metadata, "instance_actions", compute.InstanceAction,
+                             primary_key=("request_id", "instance_uuid"))
+action_events = table_for(metadata, "action_events", compute.ActionEvent, primary_key=("id",),
+                          autoincrement="id", text=("traceback",),
+                          extra=(Index("ix_action_events_request", "request_id"),))
+instance_faults = table_for(metadata, "instance_faults", compute.InstanceFault,
+                            primary_key=("id",), autoincrement="id", text=("message", "details"),
+                            extra=(Index("ix_instance_faults_instance", "instance_uuid"),))
+
+# Durable intents (design rule 5): written before a multi-step operation's
+# first side effect, removed when it ends; recovery finishes or undoes the rest.
+intents = Table(
+    "intents", metadata,
+    Column("id", String(255), primary_key=True),
+    Column("kind", String(64), nullable=False),
+    Column("key", String(64), nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Index("ix_intents_key", "key"),
+)
+
+schema_version = Table(
+    "tether_schema", metadata, Column("version", Integer, primary_key=True),
+)
