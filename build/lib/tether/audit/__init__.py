@@ -1,1 +1,0 @@
-"""Collectors (Tether itself, or any cloud through openstacksdk), findings, repair plans, reports."""

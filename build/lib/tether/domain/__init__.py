@@ -1,1 +1,0 @@
-"""The pure model: entities, state machines as tables, typed errors, invariants. No I/O."""

@@ -1,1 +1,0 @@
-"""Checkpoints, fault injection, the deterministic scheduler and the scenario library."""

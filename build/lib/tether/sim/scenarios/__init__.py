@@ -1,1 +1,0 @@
-"""The scenario library: each seed's race, reproduced exactly, on the real services."""
