@@ -12,6 +12,7 @@ import hashlib
 import re
 import sqlite3
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from tether.services.cloud import World
@@ -58,24 +59,31 @@ def logical_digest(world: World) -> str:
     differ only in those ended in the same state, and a crash in either
     recovers the same way.
     """
-    from tether.store.tables import metadata
-
     connection = _sqlite3(world.database)
     hasher = hashlib.blake2b(digest_size=16)
-    for table in metadata.sorted_tables:
-        skip = {column.name for column in table.columns
-                if column.name in _RANDOM_COLUMNS or column is table.autoincrement_column}
-        names = [f'"{column.name}"' for column in table.columns if column.name not in skip]
-        if not names:
-            continue
-        rows = connection.execute(f'SELECT {", ".join(names)} FROM "{table.name}"').fetchall()
-        text = repr((table.name, sorted(map(repr, rows))))
+    for name, query in _digest_queries():
+        text = repr((name, sorted(map(repr, connection.execute(query).fetchall()))))
         hasher.update(_REQUEST_ID.sub("req-*", text).encode())  # request ids inside payloads too
     interfaces, domains = _hypervisor(world).state()
     hasher.update(repr((sorted(interfaces.items()), sorted(domains))).encode())
     machines, _ = _hardware(world).state()
     hasher.update(repr(sorted((uuid, vars(m)) for uuid, m in machines.items())).encode())
     return hasher.hexdigest()
+
+
+@cache
+def _digest_queries() -> tuple[tuple[str, str], ...]:
+    """For each table, in dependency order, the query that reads the columns a digest counts."""
+    from tether.store.tables import metadata
+
+    queries = []
+    for table in metadata.sorted_tables:
+        skip = {column.name for column in table.columns
+                if column.name in _RANDOM_COLUMNS or column is table.autoincrement_column}
+        names = [f'"{column.name}"' for column in table.columns if column.name not in skip]
+        if names:
+            queries.append((table.name, f'SELECT {", ".join(names)} FROM "{table.name}"'))
+    return tuple(queries)
 
 
 def _hypervisor(world: World) -> RecordingHypervisor:

@@ -58,9 +58,10 @@ class _Session:
     async def __aexit__(self, *exc: object) -> None:
         await self.database.dispose()
 
-    def run(self, decide: Decide, crash_states: set[tuple[str, float]] | None = None) -> ExploredRun:
+    def run(self, decide: Decide, crash_states: set[tuple[str, float]] | None = None,
+            seen_states: int = 0) -> ExploredRun:
         assert self.seeded is not None
-        return ExploredRun(self.seeded, self.database, self.recorder, decide, crash_states)
+        return ExploredRun(self.seeded, self.database, self.recorder, decide, crash_states, seen_states)
 
     async def recover(self, played_state: DurableState, at: str) -> ScenarioResult:
         assert self.seeded is not None
@@ -80,7 +81,7 @@ async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
     crash_states: set[tuple[str, float]] | None = set() if options.crashes else None
     async with _Session(scenario, bugs) as session:
         while search.next_schedule():
-            run = session.run(search.decide, crash_states)
+            run = session.run(search.decide, crash_states, search.shared_prefix)
             played = await run.play_schedule()
             search.finished(played.moves)
             _tally(report, played, counted=options.exhaustive and options.reduction)

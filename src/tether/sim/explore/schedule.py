@@ -236,10 +236,15 @@ class CrashPoint:
 
 class ExploredRun(_FromSeeded):
     def __init__(self, seeded: SeededCloud, database: Database, recorder: Recorder, decide: Decide,
-                 crash_states: set[tuple[str, float]] | None = None) -> None:
-        """With ``crash_states``, capture every state a crash could leave that is not in it yet."""
+                 crash_states: set[tuple[str, float]] | None = None, seen_states: int = 0) -> None:
+        """With ``crash_states``, capture every state a crash could leave that is not in it yet.
+
+        The first ``seen_states`` states (before the first step, and so on) are the same as an
+        earlier schedule's, whose crash states are in ``crash_states`` already: they are not read.
+        """
         self.director = Director(decide, recorder, self._node if crash_states is not None else None)
         self.crash_states = crash_states
+        self.seen_states = seen_states
         self.crash_points: list[CrashPoint] = []
         self._last_epoch_captured: int | None = None
         super().__init__(seeded, database, recorder, seeded.state, self.director)
@@ -249,6 +254,8 @@ class ExploredRun(_FromSeeded):
     def _node(self, index: int) -> None:
         """Between two steps: keep what a crash here would leave, unless an equal state was kept."""
         assert self.crash_states is not None and self.director.scheduler is not None
+        if index < self.seen_states:
+            return
         moves = self.director.moves
         epoch = self.director.scheduler.epoch
         if index > 0 and not moves[-1].footprint.durable and epoch == self._last_epoch_captured:

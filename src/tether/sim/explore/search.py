@@ -60,6 +60,11 @@ class DepthFirst:
         self.max_switches = max_switches
         self._stack: list[_Node] = []
         self._started = False
+        self.shared_prefix = 0
+
+    # ``shared_prefix``: how many of the states the next schedule starts through (the one before
+    # its first step, and so on) the schedules before it have already passed through. Each
+    # schedule repeats the choices of the last up to the node where it takes a new branch.
 
     def next_schedule(self) -> bool:
         """Whether a schedule is left to run."""
@@ -113,6 +118,7 @@ class DepthFirst:
                        and self._allowed(node.ready, node.last, node.switches, name)]
             if untried:
                 node.chosen = untried[0]
+                self.shared_prefix = depth + 1
                 return
             self._stack.pop()
 
@@ -216,6 +222,7 @@ class RandomWalk:
         self.runs = runs
         self.seed = seed
         self.max_switches = max_switches
+        self.shared_prefix = 0
         self._run = 0
         self._rng = random.Random()
         self._switches = 0
@@ -246,6 +253,7 @@ class Replay:
 
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
+        self.shared_prefix = 0
         self._done = False
 
     def next_schedule(self) -> bool:
