@@ -58,7 +58,7 @@ class LockTable:
             remaining = None if deadline is None else deadline - self._rt.now()
             if remaining is not None and remaining <= 0:
                 return False
-            await self._rt.wait(("lock", kind, key), remaining, point=f"lock.wait.{kind}")
+            await self._rt.wait(("lock", kind, key), remaining, point=f"lock.wait.{kind}", guard=True)
         self._held[slot] = owner
         self._by_owner.setdefault(owner, []).append(slot)
         return True

@@ -120,15 +120,21 @@ class Runtime:
             await asyncio.sleep(seconds)
         self.ensure_alive()
 
-    async def wait(self, key: Hashable, timeout: float | None, point: str = "wait") -> bool:
+    async def wait(self, key: Hashable, timeout: float | None, point: str = "wait", *, guard: bool = False) -> bool:
         """Wait for ``notify(key)``; False after ``timeout`` seconds.
 
         A notification can arrive just before the wait begins, so callers wait
         in a loop that re-reads the truth each time (level-triggered).
+
+        ``guard`` is the caller's promise that its loop is memoryless: each turn
+        re-reads everything it decides on and carries nothing over to the next
+        (only a deadline fixed before the loop). A turn that then only read and
+        waited again changed nothing, so the race explorer need not reverse it
+        with a later step that notifies ``key`` (that step wakes it anyway).
         """
         actor = self._actor()
         if actor is not None:
-            notified = await self.scheduler.wait(actor, point, key, timeout)  # type: ignore[union-attr]
+            notified = await self.scheduler.wait(actor, point, key, timeout, guard=guard)  # type: ignore[union-attr]
             self.ensure_alive()
             return notified
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()

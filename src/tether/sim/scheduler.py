@@ -176,8 +176,12 @@ class Scheduler:
         actor.ready_seq = self._next_seq()
         await self._park(actor)
 
-    async def wait(self, actor: Actor, point: str, key: Hashable | None, timeout: float | None) -> bool:
-        """Wait until ``notify(key)`` or ``timeout`` virtual seconds; True when notified."""
+    async def wait(self, actor: Actor, point: str, key: Hashable | None, timeout: float | None, *,
+                   guard: bool = False) -> bool:
+        """Wait until ``notify(key)`` or ``timeout`` virtual seconds; True when notified.
+
+        ``guard``: see ``Runtime.wait``; it matters only to an observer of the steps.
+        """
         actor.state, actor.point = "waiting", point
         actor.wake_key, actor.notified = key, False
         actor.wake_at = None if timeout is None else self.clock.now() + max(timeout, 0.0)

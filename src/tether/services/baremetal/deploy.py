@@ -58,7 +58,7 @@ class DeployMixin(BaremetalBase):
             deadline = node.provision_updated_at + CALLBACK_TIMEOUT
             if now >= deadline:
                 raise JobFailed(f"Timeout reached while waiting for callback for node {uuid}")
-            await self.rt.wait(self.node_key(uuid), min(due, deadline) - now)
+            await self.rt.wait(self.node_key(uuid), min(due, deadline) - now, guard=True)
 
     async def _fail_deploy(self, uuid: str, token: object, hold: NodeHold, error: Exception) -> None:
         await hold.take()

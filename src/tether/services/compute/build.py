@@ -229,7 +229,7 @@ class BuildOps:
             if current is not None and current.deadline is not None and self.now() >= current.deadline:
                 raise ce.InstanceDeployFailure(instance_uuid=instance.uuid,
                                                reason=f"timed out waiting for node {node_uuid} to deploy")
-            await self.rt.wait(self.baremetal.node_key(node_uuid), self.node_poll_interval)
+            await self.rt.wait(self.baremetal.node_key(node_uuid), self.node_poll_interval, guard=True)
 
     async def _raise_if_vanished(self: ComputeService, instance: Instance, node_uuid: str) -> Any:
         # rule 3 (seed 003): a node gone from under the build is its own failure, never

@@ -157,7 +157,7 @@ class TeardownOps:
             node = await self.baremetal.find_node(node_uuid)
             if node is None or (node.instance_uuid != instance.uuid and node.provision_state != bms.DELETING):
                 return
-            await self.rt.wait(self.baremetal.node_key(node_uuid), self.node_poll_interval)
+            await self.rt.wait(self.baremetal.node_key(node_uuid), self.node_poll_interval, guard=True)
         self.rt.note(f"node {node_uuid} still tearing down; its reconciler takes over")
 
     async def _release_ports(self: ComputeService, instance: Instance) -> None:

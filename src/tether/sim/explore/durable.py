@@ -9,18 +9,14 @@ what a crash at that point leaves behind for recovery.
 from __future__ import annotations
 
 import hashlib
-import re
 import sqlite3
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from tether.services.cloud import World
-from tether.sim.explore.recording import RecordingHardware, RecordingHypervisor
+from tether.sim.explore.recording import RANDOM_COLUMNS, REQUEST_ID, RecordingHardware, RecordingHypervisor
 from tether.store.database import Database
-
-_RANDOM_COLUMNS = {"request_id", "password_hash"}
-_REQUEST_ID = re.compile(r"req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def _sqlite3(database: Database) -> sqlite3.Connection:
@@ -63,7 +59,7 @@ def logical_digest(world: World) -> str:
     hasher = hashlib.blake2b(digest_size=16)
     for name, query in _digest_queries():
         text = repr((name, sorted(map(repr, connection.execute(query).fetchall()))))
-        hasher.update(_REQUEST_ID.sub("req-*", text).encode())  # request ids inside payloads too
+        hasher.update(REQUEST_ID.sub("req-*", text).encode())  # request ids inside payloads too
     interfaces, domains = _hypervisor(world).state()
     hasher.update(repr((sorted(interfaces.items()), sorted(domains))).encode())
     machines, _ = _hardware(world).state()
@@ -79,7 +75,7 @@ def _digest_queries() -> tuple[tuple[str, str], ...]:
     queries = []
     for table in metadata.sorted_tables:
         skip = {column.name for column in table.columns
-                if column.name in _RANDOM_COLUMNS or column is table.autoincrement_column}
+                if column.name in RANDOM_COLUMNS or column is table.autoincrement_column}
         names = [f'"{column.name}"' for column in table.columns if column.name not in skip]
         if names:
             queries.append((table.name, f'SELECT {", ".join(names)} FROM "{table.name}"'))

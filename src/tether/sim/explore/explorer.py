@@ -36,6 +36,7 @@ class ExploreOptions:
     crashes: bool = False
     bugs: tuple[str, ...] = ()
     reduction: bool = True
+    state_caching: bool = True  # with the reduction and no bound on switches: cut at states seen before
     max_schedules: int | None = None  # stop an exhaustive search after this many (report it incomplete)
     progress: Callable[[Exploration], None] | None = field(default=None, compare=False)
 
@@ -75,13 +76,16 @@ async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
     report = Exploration(scenario.name, strategy, max_switches=options.max_switches, crashes=options.crashes,
                          bugs=tuple(sorted(bugs.names)))
     if options.exhaustive:
-        search: DepthFirst | RandomWalk = DepthFirst(reduction=options.reduction, max_switches=options.max_switches)
+        search: DepthFirst | RandomWalk = DepthFirst(reduction=options.reduction, max_switches=options.max_switches,
+                                                 state_caching=options.state_caching)
     else:
         search = RandomWalk(runs=options.runs, seed=options.seed, max_switches=options.max_switches)
     crash_states: set[tuple[str, float]] | None = set() if options.crashes else None
     async with _Session(scenario, bugs) as session:
         while search.next_schedule():
             run = session.run(search.decide, crash_states, search.shared_prefix)
+            if isinstance(search, DepthFirst):
+                search.state_of = run.state_key
             played = await run.play_schedule()
             search.finished(played.moves)
             _tally(report, played, counted=options.exhaustive and options.reduction)

@@ -57,6 +57,7 @@ class Footprint:
     keyed: dict[str, dict[Hashable, set[str]]] = field(default_factory=dict)
     tables: dict[str, TableAccess] = field(default_factory=dict)
     opaque: bool = False  # it did something the recorder cannot pin down: dependent on every step
+    guard: Hashable | None = None  # the signal a memoryless loop's wait ended the step on
 
     # -- recording -----------------------------------------------------------------
 
@@ -70,6 +71,20 @@ class Footprint:
         access = self._table(table)
         access.images.extend(images)
         access.keys.update(keys)
+
+    def absorb(self, other: Footprint) -> None:
+        """Add what ``other`` touched: one footprint for several steps (each of their accesses)."""
+        self.opaque = self.opaque or other.opaque
+        for space, keys in other.keyed.items():
+            mine = self.keyed.setdefault(space, {})
+            for key, modes in keys.items():
+                mine.setdefault(key, set()).update(modes)
+        for table, access in other.tables.items():
+            into = self._table(table)
+            into.reads += [read for read in access.reads if read not in into.reads]
+            known = {frozenset(image.items()) for image in into.images}
+            into.images += [image for image in access.images if frozenset(image.items()) not in known]
+            into.keys |= access.keys
 
     def _table(self, table: str) -> TableAccess:
         access = self.tables.get(table)
@@ -85,6 +100,22 @@ class Footprint:
         if self.opaque or any(access.writes for access in self.tables.values()):
             return True
         return any(WRITE in modes for space in ("hv", "hw") for modes in self.keyed.get(space, {}).values())
+
+    @property
+    def stutter(self) -> Hashable | None:
+        """The signal this step waits on, if it was a turn of a memoryless loop that changed nothing.
+
+        Such a turn only read and went back to waiting: leaving it out of a
+        schedule leaves every state and every other step as they were.
+        """
+        if self.guard is None or self.opaque or any(access.writes for access in self.tables.values()):
+            return None
+        if any(WRITE in modes or NOTIFY in modes for keys in self.keyed.values() for modes in keys.values()):
+            return None
+        return self.guard
+
+    def notifies(self, key: Hashable) -> bool:
+        return NOTIFY in self.keyed.get("signal", {}).get(key, ())
 
     def summary(self) -> list[str]:
         """A short, stable description of the resources, for reports and tests."""

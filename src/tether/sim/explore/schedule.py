@@ -11,7 +11,8 @@ captured at that point) or because it would only repeat an equivalent one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+import hashlib
+from collections.abc import Callable, Coroutine, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,7 @@ from tether.sim.explore.footprint import NOTIFY, WAIT, WRITE, Footprint
 from tether.sim.explore.recording import (
     ActorRandom,
     Recorder,
+    RecordingClock,
     RecordingDict,
     RecordingHardware,
     RecordingHypervisor,
@@ -83,10 +85,19 @@ class ObservedScheduler(Scheduler):
         self.recorder.touch("signal", key, NOTIFY)
         super().notify(key)
 
-    async def wait(self, actor: Actor, point: str, key: Hashable | None, timeout: float | None) -> bool:
+    async def wait(self, actor: Actor, point: str, key: Hashable | None, timeout: float | None, *,
+                   guard: bool = False) -> bool:
         if key is not None:
             self.recorder.touch("signal", key, WAIT)
-        return await super().wait(actor, point, key, timeout)
+            if guard:
+                self.recorder.guard(key)
+        # read by the actor's next step, when it runs again
+        return self.recorder.observe(await super().wait(actor, point, key, timeout, guard=guard))  # type: ignore[no-any-return]
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str, daemon: bool = False) -> Actor:
+        actor = super().spawn(coro, name, daemon)
+        self.recorder.spawned(actor.name)
+        return actor
 
     def _make_ready(self, actor: Actor, notified: bool) -> None:
         if notified and actor.wake_key is not None:
@@ -114,7 +125,7 @@ class Director:
         self._started: set[str] = set()
 
     def finish_step(self) -> None:
-        self.recorder.current = None
+        self.recorder.end_step()
 
     def choose(self, ready: list[Actor], trace: list[Step]) -> Actor | None:
         self.finish_step()
@@ -138,7 +149,7 @@ class Director:
             raise ScheduleDiverged(f"step {len(self.moves)}: {choice!r} is not ready (ready: {', '.join(names)})")
         move = Move(actor.name, actor.point, names, self.scheduler.epoch)
         self.moves.append(move)
-        self.recorder.current = move.footprint
+        self.recorder.begin_step(actor.name, move.footprint)
         woken = self.scheduler.woken.pop(actor.name, None)
         if woken is not None:
             move.footprint.touch("signal", woken, WAIT)
@@ -186,11 +197,12 @@ class _FromSeeded(ScenarioRun):
     def __init__(self, seeded: SeededCloud, database: Database, recorder: Recorder, state: DurableState,
                  strategy: Any) -> None:
         self.recorder = recorder
+        recorder.new_schedule()
         self._first_strategy = strategy
         world = _world(seeded.scenario, database, recorder)
         restore(state, world)
         super().__init__(seeded.scenario, database, bugs=seeded.bugs, faults=FaultPlan(), world=world,
-                         clock=VirtualClock(state.now), rng=ActorRandom("schedule"))
+                         clock=RecordingClock(recorder, state.now), rng=ActorRandom("schedule"))
         self.start = seeded.start
         self.env = Env(self.cloud, seeded.admin, names=RecordingDict(recorder, "env.name", seeded.names),
                        poll_seconds=EXPLORER_POLL_SECONDS)
@@ -266,6 +278,34 @@ class ExploredRun(_FromSeeded):
             return
         self.crash_states.add(key)
         self.crash_points.append(CrashPoint(index, self._where(), capture(self.world, self.clock.now())))
+
+    def state_key(self) -> tuple[Hashable, int]:
+        """Everything the rest of this schedule depends on, as a digest; and the clock's epoch.
+
+        The store, the hypervisor and the hardware (as the logical digest sees
+        them: numbers handed out in order of arrival count as a renaming, as the
+        reduction counts them), the time, the tables the actors share in memory,
+        and each actor: where it is, what it waits for, and the history of what
+        it has read (``Recorder``), or how it ended.
+        """
+        scheduler = self.director.scheduler
+        assert scheduler is not None and self.env is not None
+        label = self.recorder.label
+        histories = self.recorder.histories
+        actors = sorted(
+            (actor.name, actor.state, repr(actor.error) if actor.state == "done" else
+             repr((actor.point, actor.wake_key, actor.wake_at, actor.notified, histories.get(actor.name))))
+            for actor in scheduler.actors)
+        locks = self.cloud.rt.locks
+        memory = (
+            sorted((repr(slot), label(owner)) for slot, owner in dict.items(locks._held)),
+            sorted((label(owner), repr(slots)) for owner, slots in locks._by_owner.items()),
+            sorted((node, label(token)) for node, token in dict.items(self.cloud.baremetal._jobs)),
+            sorted(dict.items(self.env.names)), sorted(self.env.outcomes.items()), list(self.errors),
+            sorted(scheduler._names.items()), repr(sorted(self.world.hardware._failures.items())),
+        )
+        text = repr((logical_digest(self.world), self.clock.now(), actors, memory))
+        return hashlib.blake2b(text.encode(), digest_size=16).digest(), scheduler.epoch
 
     def _where(self) -> str:
         moves = self.director.moves

@@ -17,6 +17,19 @@ already explored. A schedule whose every ready actor sleeps is cut short
 (``pruned``). Each class of equivalent schedules is run at least once, and
 no two runs to the end are equivalent.
 
+States seen before are not explored again (stateful DPOR, after Yang,
+Chen, Gopalakrishnan and Kirby, 2008). A node is keyed by everything its
+future depends on (``ExploredRun.state_key``: the store, the hardware, the
+shared tables in memory, the time, and each live actor's point and the
+history of what it has read). Once a node's subtree is done, its key is kept
+with a *summary*: for each actor, one footprint that covers every step the
+actor took in that subtree before the clock moved on. A later node with the
+same key, whose sleep set holds every actor the first one's did, is cut short
+(``pruned``), and the races the cut subtree would have shown against the
+steps before it are found from the summary, as if each actor's summarised
+steps came next. Merging an actor's steps into one can only add races, never
+lose one.
+
 ``--max-switches`` bounds how often a schedule may take the turn from an
 actor that could have gone on (a preemption); most real races need only one
 or two. Together with the reduction it is a heuristic: a sleeping actor may
@@ -26,6 +39,7 @@ be the only way to stay within the bound.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -50,16 +64,47 @@ class _Node:
     chosen: str
     backtrack: set[str] = field(default_factory=set)  # actors a race says must run first here too
     done: dict[str, Footprint] = field(default_factory=dict)
+    key: Hashable | None = None  # the state here, when states are cached
+    epoch: int = 0
+    summary: dict[str, Footprint] = field(default_factory=dict)  # per actor, its steps below, this epoch
+
+    def absorb(self, summary: dict[str, Footprint]) -> None:
+        for actor, footprint in summary.items():
+            self.summary.setdefault(actor, Footprint()).absorb(footprint)
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """A state whose every schedule has been explored: what slept there, and what its subtree did."""
+
+    sleep: frozenset[str]
+    summary: dict[str, Footprint]
+
+
+@dataclass
+class _Cut:
+    """A schedule cut short at a state seen before."""
+
+    ready: tuple[str, ...]
+    epoch: int
+    summary: dict[str, Footprint]
 
 
 class DepthFirst:
     """Every schedule, once per class of equivalent ones (or every single one, without reduction)."""
 
-    def __init__(self, *, reduction: bool = True, max_switches: int | None = None) -> None:
+    def __init__(self, *, reduction: bool = True, max_switches: int | None = None,
+                 state_caching: bool = True) -> None:
         self.reduction = reduction
         self.max_switches = max_switches
+        # A bound on switches makes what lies below a node depend on the way there.
+        self.state_caching = state_caching and reduction and max_switches is None
+        self.state_of: Callable[[], tuple[Hashable, int]] | None = None  # the current node's key and epoch
+        self.cut_at_seen_states = 0
         self._stack: list[_Node] = []
         self._started = False
+        self._seen: dict[Hashable, _Seen] = {}
+        self._cut: _Cut | None = None
         self.shared_prefix = 0
 
     # ``shared_prefix``: how many of the states the next schedule starts through (the one before
@@ -95,6 +140,14 @@ class DepthFirst:
                 for name, footprint in chain(parent.sleep.items(), parent.done.items()):
                     if name in ready and name != parent.chosen and independent(footprint, taken):
                         sleep[name] = footprint
+        key, epoch = None, 0
+        if self.state_caching and self.state_of is not None:
+            key, epoch = self.state_of()
+            seen = self._seen.get(key)
+            if seen is not None and seen.sleep <= sleep.keys():
+                self._cut = _Cut(ready, epoch, seen.summary)
+                self.cut_at_seen_states += 1
+                return STOP
         options = [name for name in _in_order(ready, last)
                    if name not in sleep and self._allowed(ready, last, switches, name)]
         if not options:
@@ -102,17 +155,24 @@ class DepthFirst:
         # Without the reduction every ready actor is tried at every node; with it, only those
         # that a race found later adds (``_add_races``).
         backtrack = set(options) if not self.reduction else {options[0]}
-        self._stack.append(_Node(ready, sleep, last, switches, options[0], backtrack))
+        self._stack.append(_Node(ready, sleep, last, switches, options[0], backtrack, key=key, epoch=epoch))
         return options[0]
 
     def finished(self, moves: list[Move]) -> None:
         """Record the branches the last schedule took and find the next one left untried."""
+        cut, self._cut = self._cut, None
         if self.reduction:
-            _add_races(self._stack, moves)
+            _add_races(self._stack, moves, cut)
+        if cut is not None and self._stack and len(moves) == len(self._stack) \
+                and self._stack[-1].epoch == cut.epoch:
+            self._stack[-1].absorb(cut.summary)  # the seen state lies below the last node
         while self._stack:
             depth = len(self._stack) - 1
             node = self._stack[depth]
-            node.done[node.chosen] = moves[depth].footprint
+            step = moves[depth]
+            node.done[node.chosen] = step.footprint
+            if self.state_caching and step.epoch == node.epoch:
+                node.absorb({step.actor: step.footprint})
             untried = [name for name in _in_order(node.ready, node.last)
                        if name in node.backtrack and name not in node.sleep and name not in node.done
                        and self._allowed(node.ready, node.last, node.switches, name)]
@@ -121,9 +181,14 @@ class DepthFirst:
                 self.shared_prefix = depth + 1
                 return
             self._stack.pop()
+            if self.state_caching:
+                if node.key is not None:
+                    self._seen[node.key] = _Seen(frozenset(node.sleep), node.summary)
+                if self._stack and self._stack[-1].epoch == node.epoch:
+                    self._stack[-1].absorb(node.summary)
 
 
-def _add_races(stack: list[_Node], moves: list[Move]) -> None:
+def _add_races(stack: list[_Node], moves: list[Move], cut: _Cut | None = None) -> None:
     """Dynamic partial-order reduction with source sets (Abdulla, Aronis, Jonsson, Sagonas, 2014).
 
     Two steps of different actors *race* when they are dependent and nothing
@@ -135,6 +200,9 @@ def _add_races(stack: list[_Node], moves: list[Move]) -> None:
     vector clocks; a clock move orders everything before it before
     everything after it (nobody could run while the clock moved). A race with
     the step that spawned or woke the later actor cannot be reversed and is left.
+
+    A schedule ``cut`` at a state seen before ends with the summary of that
+    state's subtree: each actor's summarised steps are tried as the next step.
     """
     clocks: list[dict[str, int]] = []  # per step: for each actor, how many of its steps happen before it
     prefix: list[dict[str, int]] = []  # per step: for each actor, how many of its steps ran up to it
@@ -165,8 +233,43 @@ def _add_races(stack: list[_Node], moves: list[Move]) -> None:
         latest[actor] = clock
         everything = _join(everything, clock)
         for i in races:
-            if i < len(stack) and not _enabled_by(i, actor, moves):
+            if i < len(stack) and not _enabled_by(i, actor, moves) and not _stutters_before(moves[i], move):
                 _reverse(stack[i], i, j, moves, clocks, prefix)
+    if cut is None:
+        return
+    j = len(moves)
+    if cut.epoch != epoch:
+        epoch_floor = dict(everything)
+    for actor, footprint in cut.summary.items():
+        # Not the stutter rule here: the summary cannot tell which of its steps wakes a loop.
+        move = Move(actor, "(seen)", cut.ready, cut.epoch, footprint)
+        clock = _join(latest.get(actor, {}), epoch_floor)
+        races = []
+        for i in range(j - 1, -1, -1):
+            earlier = moves[i]
+            if earlier.actor == actor or earlier.epoch != cut.epoch or independent(earlier.footprint, footprint):
+                continue
+            if clock.get(earlier.actor, 0) < clocks[i][earlier.actor]:
+                races.append(i)
+            clock = _join(clock, clocks[i])
+        clock[actor] = counts.get(actor, 0) + 1
+        extended = [*moves, move]
+        for i in races:
+            if i < len(stack) and not _enabled_by(i, actor, extended):
+                _reverse(stack[i], i, j, extended, [*clocks, clock], prefix)
+
+
+def _stutters_before(earlier: Move, later: Move) -> bool:
+    """Whether ``earlier`` is a memoryless loop's turn that changed nothing and ``later`` wakes its loop.
+
+    The order with ``later`` first needs no schedule of its own: in this one,
+    ``later`` wakes the loop, whose next turn reads what ``later`` left, as
+    the turn would have had it come second; the turn itself left no trace.
+    A race with the turn second is reversed as usual: before the step, the
+    turn may see what makes its loop go on.
+    """
+    key = earlier.footprint.stutter
+    return key is not None and later.footprint.notifies(key)
 
 
 def _enabled_by(i: int, actor: str, moves: list[Move]) -> bool:

@@ -26,7 +26,7 @@ from typing import Any
 from sqlalchemy import Table
 
 from tether.sim.explore.footprint import Footprint, Predicate
-from tether.sim.explore.recording import Recorder
+from tether.sim.explore.recording import RANDOM_COLUMNS, Recorder
 from tether.store.database import Database, StoreConnection
 from tether.store.tables import metadata
 
@@ -172,13 +172,16 @@ class RecordingConnection:
         footprint = self._footprint()
         if footprint is not None:
             await self._note(footprint, sql, [parameters])
-        return await self._inner.fetch(sql, parameters)
+        rows = await self._inner.fetch(sql, parameters)
+        if footprint is not None:
+            self._recorder.observe(_as_read(sql, rows))
+        return rows
 
     async def write(self, sql: str, parameters: tuple[Any, ...]) -> int:
         footprint = self._footprint()
         if footprint is not None:
             await self._note(footprint, sql, [parameters])
-        return await self._inner.write(sql, parameters)
+        return self._recorder.observe(await self._inner.write(sql, parameters))  # type: ignore[no-any-return]
 
     async def write_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         footprint = self._footprint()
@@ -221,6 +224,30 @@ class RecordingConnection:
         finally:
             self._recorder.busy = False
         return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+@lru_cache(maxsize=1024)
+def _volatile(sql: str) -> frozenset[int]:
+    """Where a statement's result rows hold numbers the store hands out in order of arrival, or
+    random values: the positions a history leaves out, as the logical digest of the store does."""
+    if match := _SELECT.match(sql):
+        table, names = metadata.tables.get(match[2]), _columns(match["columns"])
+    elif (match := _INSERT.match(sql)) and match[2]:
+        table, names = metadata.tables.get(match[1]), (match[2],)
+    else:
+        return frozenset()
+    if table is None:
+        return frozenset()
+    autoincrement = table.autoincrement_column
+    volatile = RANDOM_COLUMNS | ({autoincrement.name} if autoincrement is not None else set())
+    return frozenset(index for index, name in enumerate(names) if name in volatile)
+
+
+def _as_read(sql: str, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    volatile = _volatile(sql)
+    if not volatile:
+        return rows
+    return [tuple("*" if index in volatile else value for index, value in enumerate(row)) for row in rows]
 
 
 class RecordingDatabase(Database):

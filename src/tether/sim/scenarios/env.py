@@ -84,7 +84,7 @@ class Env:
         while name not in self.names:
             if rt.now() >= deadline:
                 return False
-            await rt.wait(("env.name", name), deadline - rt.now())
+            await rt.wait(("env.name", name), deadline - rt.now(), guard=True)
         return True
 
     async def wait_settled(self, name: str, timeout: float = 7200.0) -> str:
@@ -100,7 +100,7 @@ class Env:
                 return "DELETED"
             if (instance.status != "BUILD" and instance.task_state is None) or rt.now() >= deadline:
                 break
-            await rt.wait(("instance", instance.uuid), self.poll_seconds)
+            await rt.wait(("instance", instance.uuid), self.poll_seconds, guard=True)
         fault = await compute.server_fault(self.ctx, instance.uuid)
         where = f" on {instance.node}" if instance.node else ""
         text = f"server {name}: {instance.status}{where}"
@@ -198,7 +198,7 @@ class Env:
             found = await self.cloud.baremetal.find_node(self.id(node))
             if found is not None and found.provision_state == state:
                 return True
-            await rt.wait(self.cloud.baremetal.node_key(self.id(node)), self.poll_seconds)
+            await rt.wait(self.cloud.baremetal.node_key(self.id(node)), self.poll_seconds, guard=True)
         return False
 
     async def node_state(self, node: str) -> str:
