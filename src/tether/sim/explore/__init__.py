@@ -2,14 +2,15 @@
 
 ``explorer`` drives it; ``schedule`` runs one schedule from a seeded cloud and
 records what each step touched (``recording``, ``store_footprint``,
-``footprint``); ``search`` chooses the schedules (exhaustive with a
-sleep-set reduction, or seeded random); ``durable`` captures what a crash
+``footprint``); ``search`` chooses the schedules (exhaustive with dynamic
+partial-order reduction, sleep sets and states seen before, or seeded random); ``durable`` captures what a crash
 leaves; ``equivalence`` counts what the reduction skipped; ``trace`` writes a
 schedule as a line that ``--replay`` takes back.
 """
 
-from tether.sim.explore.explorer import ExploreOptions, Replayed, explore, replay
+from tether.sim.explore.explorer import ExploreOptions, Replayed, explore, explore_many, replay
 from tether.sim.explore.report import Exploration, Finding
 from tether.sim.explore.trace import Trace, TraceError
 
-__all__ = ["Exploration", "ExploreOptions", "Finding", "Replayed", "Trace", "TraceError", "explore", "replay"]
+__all__ = ["Exploration", "ExploreOptions", "Finding", "Replayed", "Trace", "TraceError", "explore", "explore_many",
+           "replay"]

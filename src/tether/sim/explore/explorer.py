@@ -10,9 +10,12 @@ that recovers from it and is judged the same way.
 
 from __future__ import annotations
 
+import asyncio
+import multiprocessing
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field, replace
 
 from tether.sim.bugs import Bugs
 from tether.sim.explore.durable import DurableState
@@ -127,6 +130,33 @@ def _judge(report: Exploration, result: ScenarioResult | None, deadlock: str | N
         report.note(report.mended, invariant, evidence, trace, crash)
 
 
+def _explore_in_process(scenario_name: str, options: ExploreOptions) -> Exploration:
+    from tether.sim.scenarios.library import SCENARIOS
+
+    return asyncio.run(explore(SCENARIOS[scenario_name], options))
+
+
+def explore_many(names: list[str], options: ExploreOptions, jobs: int) -> Iterator[Exploration]:
+    """Explore built-in scenarios in ``jobs`` processes at once; reports as each one ends.
+
+    Explorations share nothing, so they spread over the cores. The ones with
+    the most concurrent operations start first: they take longest.
+    """
+    from tether.sim.scenarios.library import SCENARIOS
+
+    options = replace(options, progress=None)
+    order = sorted(names, key=lambda name: -len(SCENARIOS[name].timeline))
+    if jobs <= 1:
+        for name in order:
+            yield _explore_in_process(name, options)
+        return
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no event loop or store inherited
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        pending = [pool.submit(_explore_in_process, name, options) for name in order]
+        for future in as_completed(pending):
+            yield future.result()
+
+
 @dataclass
 class Replayed:
     trace: str
@@ -159,4 +189,4 @@ async def replay(scenario: Scenario, trace: Trace, bugs: tuple[str, ...] = ()) -
                     played.final_state)
 
 
-__all__ = ["LIVELOCK", "ExploreOptions", "Replayed", "explore", "replay"]
+__all__ = ["LIVELOCK", "ExploreOptions", "Replayed", "explore", "explore_many", "replay"]
