@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from tether.sim.bugs import Bugs
 from tether.sim.explore.durable import DurableState
 from tether.sim.explore.equivalence import interleavings
+from tether.sim.explore.footprint import Footprint
 from tether.sim.explore.recording import Recorder
 from tether.sim.explore.report import LIVELOCK, Exploration, findings_of
 from tether.sim.explore.schedule import CRASH, STOP, Decide, ExploredRun, Played, RecoveryRun, SeededCloud
@@ -63,9 +64,9 @@ class _Session:
         await self.database.dispose()
 
     def run(self, decide: Decide, crash_states: set[tuple[str, float]] | None = None,
-            seen_states: int = 0) -> ExploredRun:
+            seen_states: int = 0, known: Callable[[int], Footprint | None] | None = None) -> ExploredRun:
         assert self.seeded is not None
-        return ExploredRun(self.seeded, self.database, self.recorder, decide, crash_states, seen_states)
+        return ExploredRun(self.seeded, self.database, self.recorder, decide, crash_states, seen_states, known)
 
     async def recover(self, played_state: DurableState, at: str) -> ScenarioResult:
         assert self.seeded is not None
@@ -86,7 +87,8 @@ async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
     crash_states: set[tuple[str, float]] | None = set() if options.crashes else None
     async with _Session(scenario, bugs) as session:
         while search.next_schedule():
-            run = session.run(search.decide, crash_states, search.shared_prefix)
+            known = search.known_footprint if isinstance(search, DepthFirst) else None
+            run = session.run(search.decide, crash_states, search.shared_prefix, known)
             if isinstance(search, DepthFirst):
                 search.state_of = run.state_key
             played = await run.play_schedule()

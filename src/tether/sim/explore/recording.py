@@ -41,6 +41,7 @@ class Recorder:
     def __init__(self) -> None:
         self.current: Footprint | None = None
         self.actor: str | None = None  # whose step is being run
+        self.recording = True  # False while a step whose footprint is known already runs again
         self.busy = False  # set while the recorder itself reads the store
         self.histories: dict[str, bytes] = {}
         self._turn: list[str] = []  # what the running step has read so far
@@ -49,8 +50,13 @@ class Recorder:
         self._names: dict[int, tuple[object, str]] = {}
         self._fresh = itertools.count()
 
+    @property
+    def footprint(self) -> Footprint | None:
+        """The footprint to file accesses under, if the running step's is being recorded."""
+        return self.current if self.recording and not self.busy else None
+
     def touch(self, space: str, key: Hashable, mode: str) -> None:
-        if self.current is not None:
+        if self.current is not None and self.recording:
             self.current.touch(space, key, mode)
 
     # -- histories ---------------------------------------------------------------
@@ -59,14 +65,16 @@ class Recorder:
         self.histories = {}
         self.current, self.actor, self._turn = None, None, []
 
-    def begin_step(self, actor: str, footprint: Footprint) -> None:
+    def begin_step(self, actor: str, footprint: Footprint, *, recording: bool = True) -> None:
         self.current, self.actor, self._turn = footprint, actor, []
+        self.recording = recording
 
     def end_step(self) -> None:
         """Fold the step's reads into its actor's history, unless the step was a loop's idle turn."""
         if self.current is not None and self.actor is not None and self.current.stutter is None:
             self.histories[self.actor] = self._fold(self.actor, self._turn)
         self.current, self.actor, self._turn = None, None, []
+        self.recording = True
 
     def spawned(self, name: str) -> None:
         """A new actor starts from what its parent knew when it made it (its arguments)."""
@@ -107,7 +115,7 @@ class Recorder:
 
     def guard(self, key: Hashable) -> None:
         """The step ends in a memoryless loop's wait for ``key`` (``Runtime.wait``'s ``guard``)."""
-        if self.current is not None:
+        if self.current is not None and self.recording:
             self.current.guard = key
 
 

@@ -110,9 +110,12 @@ class ObservedScheduler(Scheduler):
 class Director:
     """The strategy of an explored schedule: asks ``decide`` and files each step's footprint."""
 
-    def __init__(self, decide: Decide, recorder: Recorder, on_node: Callable[[int], None] | None) -> None:
-        """``on_node`` is told of each state between two steps, before the choice is made."""
+    def __init__(self, decide: Decide, recorder: Recorder, on_node: Callable[[int], None] | None,
+                 known: Callable[[int], Footprint | None] | None = None) -> None:
+        """``on_node`` is told of each state between two steps, before the choice is made; ``known``
+        gives the footprint of a step an earlier schedule took from the same state, if any."""
         self.decide = decide
+        self.known = known
         self.recorder = recorder
         self.on_node = on_node
         self.moves: list[Move] = []
@@ -147,15 +150,19 @@ class Director:
         actor = next((actor for actor in ready if actor.name == choice), None)
         if actor is None:
             raise ScheduleDiverged(f"step {len(self.moves)}: {choice!r} is not ready (ready: {', '.join(names)})")
-        move = Move(actor.name, actor.point, names, self.scheduler.epoch)
+        known = self.known(len(self.moves)) if self.known is not None else None
+        move = Move(actor.name, actor.point, names, self.scheduler.epoch, known or Footprint())
         self.moves.append(move)
-        self.recorder.begin_step(actor.name, move.footprint)
+        # A step run again from the same state touches the same: its footprint is not recorded twice.
+        self.recorder.begin_step(actor.name, move.footprint, recording=known is None)
         woken = self.scheduler.woken.pop(actor.name, None)
-        if woken is not None:
-            move.footprint.touch("signal", woken, WAIT)
-        if actor.name not in self._started:
-            self._started.add(actor.name)
-            move.footprint.touch("actor", actor.name, WRITE)
+        started = actor.name not in self._started
+        self._started.add(actor.name)
+        if known is None:
+            if woken is not None:
+                move.footprint.touch("signal", woken, WAIT)
+            if started:
+                move.footprint.touch("actor", actor.name, WRITE)
         return actor
 
 
@@ -248,13 +255,14 @@ class CrashPoint:
 
 class ExploredRun(_FromSeeded):
     def __init__(self, seeded: SeededCloud, database: Database, recorder: Recorder, decide: Decide,
-                 crash_states: set[tuple[str, float]] | None = None, seen_states: int = 0) -> None:
+                 crash_states: set[tuple[str, float]] | None = None, seen_states: int = 0,
+                 known: Callable[[int], Footprint | None] | None = None) -> None:
         """With ``crash_states``, capture every state a crash could leave that is not in it yet.
 
         The first ``seen_states`` states (before the first step, and so on) are the same as an
         earlier schedule's, whose crash states are in ``crash_states`` already: they are not read.
         """
-        self.director = Director(decide, recorder, self._node if crash_states is not None else None)
+        self.director = Director(decide, recorder, self._node if crash_states is not None else None, known)
         self.crash_states = crash_states
         self.seen_states = seen_states
         self.crash_points: list[CrashPoint] = []

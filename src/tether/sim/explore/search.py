@@ -6,7 +6,7 @@ a fresh run from the seeded cloud that replays the path to the deepest node
 with a branch left untried, then takes it.
 
 The reduction is dynamic partial-order reduction with source sets
-(``_add_races``) and sleep sets (Godefroid, 1996), over the footprints the
+(``_Races``) and sleep sets (Godefroid, 1996), over the footprints the
 runs record. A node tries a second actor only when a finished schedule
 showed a step racing with (dependent on, and not ordered after) the step
 taken there, and no actor tried there yet can run that race the other way. When the
@@ -105,6 +105,8 @@ class DepthFirst:
         self._started = False
         self._seen: dict[Hashable, _Seen] = {}
         self._cut: _Cut | None = None
+        self._branch = 0  # the node where the next schedule leaves the last one's path
+        self._races = _Races()
         self.shared_prefix = 0
 
     # ``shared_prefix``: how many of the states the next schedule starts through (the one before
@@ -117,6 +119,13 @@ class DepthFirst:
             self._started = True
             return True
         return bool(self._stack)
+
+    def known_footprint(self, index: int) -> Footprint | None:
+        """The footprint of step ``index`` of this schedule, if an earlier one took it from the same state."""
+        if index < len(self._stack):
+            node = self._stack[index]
+            return node.done.get(node.chosen)
+        return None
 
     def _allowed(self, node_ready: tuple[str, ...], last: str | None, switches: int, name: str) -> bool:
         if self.max_switches is None or last not in node_ready or name == last:
@@ -153,7 +162,7 @@ class DepthFirst:
         if not options:
             return STOP
         # Without the reduction every ready actor is tried at every node; with it, only those
-        # that a race found later adds (``_add_races``).
+        # that a race found later adds (``_Races``).
         backtrack = set(options) if not self.reduction else {options[0]}
         self._stack.append(_Node(ready, sleep, last, switches, options[0], backtrack, key=key, epoch=epoch))
         return options[0]
@@ -162,15 +171,17 @@ class DepthFirst:
         """Record the branches the last schedule took and find the next one left untried."""
         cut, self._cut = self._cut, None
         if self.reduction:
-            _add_races(self._stack, moves, cut)
+            self._races.add(self._stack, moves, self._branch, cut)
         if cut is not None and self._stack and len(moves) == len(self._stack) \
                 and self._stack[-1].epoch == cut.epoch:
             self._stack[-1].absorb(cut.summary)  # the seen state lies below the last node
+        for depth in range(self._branch, len(self._stack)):
+            node = self._stack[depth]  # the nodes this schedule reached first, or took a new branch at
+            node.done[node.chosen] = moves[depth].footprint
         while self._stack:
             depth = len(self._stack) - 1
             node = self._stack[depth]
             step = moves[depth]
-            node.done[node.chosen] = step.footprint
             if self.state_caching and step.epoch == node.epoch:
                 node.absorb({step.actor: step.footprint})
             untried = [name for name in _in_order(node.ready, node.last)
@@ -178,7 +189,7 @@ class DepthFirst:
                        and self._allowed(node.ready, node.last, node.switches, name)]
             if untried:
                 node.chosen = untried[0]
-                self.shared_prefix = depth + 1
+                self.shared_prefix, self._branch = depth + 1, depth
                 return
             self._stack.pop()
             if self.state_caching:
@@ -188,7 +199,7 @@ class DepthFirst:
                     self._stack[-1].absorb(node.summary)
 
 
-def _add_races(stack: list[_Node], moves: list[Move], cut: _Cut | None = None) -> None:
+class _Races:
     """Dynamic partial-order reduction with source sets (Abdulla, Aronis, Jonsson, Sagonas, 2014).
 
     Two steps of different actors *race* when they are dependent and nothing
@@ -201,62 +212,81 @@ def _add_races(stack: list[_Node], moves: list[Move], cut: _Cut | None = None) -
     everything after it (nobody could run while the clock moved). A race with
     the step that spawned or woke the later actor cannot be reversed and is left.
 
+    The clocks are kept along the current path: a schedule repeats the last
+    one's steps up to where it branches off, and those steps' races were
+    handled then, so only the steps from there on are compared.
+
     A schedule ``cut`` at a state seen before ends with the summary of that
     state's subtree: each actor's summarised steps are tried as the next step.
     """
-    clocks: list[dict[str, int]] = []  # per step: for each actor, how many of its steps happen before it
-    prefix: list[dict[str, int]] = []  # per step: for each actor, how many of its steps ran up to it
-    latest: dict[str, dict[str, int]] = {}  # per actor: the clock of its last step
-    counts: dict[str, int] = {}
-    epoch_floor: dict[str, int] = {}
-    everything: dict[str, int] = {}
-    epoch = moves[0].epoch if moves else 0
-    for j, move in enumerate(moves):
-        if move.epoch != epoch:
-            epoch, epoch_floor = move.epoch, dict(everything)
-        actor = move.actor
-        clock = _join(latest.get(actor, {}), epoch_floor)
-        races = []
-        for i in range(j - 1, -1, -1):
-            earlier = moves[i]
-            if earlier.actor == actor or earlier.epoch != move.epoch:
-                continue
-            if independent(earlier.footprint, move.footprint):
-                continue
-            if clock.get(earlier.actor, 0) < clocks[i][earlier.actor]:
-                races.append(i)  # not ordered before this step by anything else
-            clock = _join(clock, clocks[i])
-        counts[actor] = counts.get(actor, 0) + 1
-        clock[actor] = counts[actor]
-        clocks.append(clock)
-        prefix.append(dict(counts))
-        latest[actor] = clock
-        everything = _join(everything, clock)
-        for i in races:
-            if i < len(stack) and not _enabled_by(i, actor, moves) and not _stutters_before(moves[i], move):
-                _reverse(stack[i], i, j, moves, clocks, prefix)
-    if cut is None:
-        return
-    j = len(moves)
-    if cut.epoch != epoch:
-        epoch_floor = dict(everything)
-    for actor, footprint in cut.summary.items():
-        # Not the stutter rule here: the summary cannot tell which of its steps wakes a loop.
-        move = Move(actor, "(seen)", cut.ready, cut.epoch, footprint)
-        clock = _join(latest.get(actor, {}), epoch_floor)
-        races = []
-        for i in range(j - 1, -1, -1):
-            earlier = moves[i]
-            if earlier.actor == actor or earlier.epoch != cut.epoch or independent(earlier.footprint, footprint):
-                continue
-            if clock.get(earlier.actor, 0) < clocks[i][earlier.actor]:
-                races.append(i)
-            clock = _join(clock, clocks[i])
-        clock[actor] = counts.get(actor, 0) + 1
-        extended = [*moves, move]
-        for i in races:
-            if i < len(stack) and not _enabled_by(i, actor, extended):
-                _reverse(stack[i], i, j, extended, [*clocks, clock], prefix)
+
+    def __init__(self) -> None:
+        self.clocks: list[dict[str, int]] = []  # per step: for each actor, how many of its steps happen before it
+        self.prefix: list[dict[str, int]] = []  # per step: for each actor, how many of its steps ran up to it
+        # per step, after it: each actor's last clock, step counts, the clock at the epoch's start,
+        # the join of all clocks, the epoch
+        self._after: list[tuple[dict[str, dict[str, int]], dict[str, int], dict[str, int], dict[str, int], int]] = []
+
+    def add(self, stack: list[_Node], moves: list[Move], start: int, cut: _Cut | None) -> None:
+        """Find the races of ``moves[start:]`` (the steps before are the last schedule's)."""
+        clocks, prefix = self.clocks, self.prefix
+        del clocks[start:], prefix[start:], self._after[start:]
+        if start:
+            before = self._after[start - 1]
+            latest, counts, epoch_floor, everything, epoch = dict(before[0]), dict(before[1]), *before[2:]
+        else:
+            latest, counts, epoch_floor, everything = {}, {}, {}, {}
+            epoch = moves[0].epoch if moves else 0
+        for j in range(start, len(moves)):
+            move = moves[j]
+            if move.epoch != epoch:
+                epoch, epoch_floor = move.epoch, dict(everything)
+            actor = move.actor
+            clock = _join(latest.get(actor, {}), epoch_floor)
+            races = []
+            for i in range(j - 1, -1, -1):
+                earlier = moves[i]
+                if earlier.epoch != move.epoch:
+                    break  # an earlier epoch: everything from here back happens before
+                if earlier.actor == actor or independent(earlier.footprint, move.footprint):
+                    continue
+                if clock.get(earlier.actor, 0) < clocks[i][earlier.actor]:
+                    races.append(i)  # not ordered before this step by anything else
+                clock = _join(clock, clocks[i])
+            counts[actor] = counts.get(actor, 0) + 1
+            clock[actor] = counts[actor]
+            clocks.append(clock)
+            prefix.append(dict(counts))
+            latest[actor] = clock
+            everything = _join(everything, clock)
+            self._after.append((dict(latest), dict(counts), epoch_floor, everything, epoch))
+            for i in races:
+                if i < len(stack) and not _enabled_by(i, actor, moves) and not _stutters_before(moves[i], move):
+                    _reverse(stack[i], i, j, moves, clocks, prefix)
+        if cut is None:
+            return
+        j = len(moves)
+        if cut.epoch != epoch:
+            epoch_floor = dict(everything)
+        for actor, footprint in cut.summary.items():
+            # Not the stutter rule here: the summary cannot tell which of its steps wakes a loop.
+            move = Move(actor, "(seen)", cut.ready, cut.epoch, footprint)
+            clock = _join(latest.get(actor, {}), epoch_floor)
+            races = []
+            for i in range(j - 1, -1, -1):
+                earlier = moves[i]
+                if earlier.epoch != cut.epoch:
+                    break
+                if earlier.actor == actor or independent(earlier.footprint, footprint):
+                    continue
+                if clock.get(earlier.actor, 0) < clocks[i][earlier.actor]:
+                    races.append(i)
+                clock = _join(clock, clocks[i])
+            clock[actor] = counts.get(actor, 0) + 1
+            extended = [*moves, move]
+            for i in races:
+                if i < len(stack) and not _enabled_by(i, actor, extended):
+                    _reverse(stack[i], i, j, extended, [*clocks, clock], prefix)
 
 
 def _stutters_before(earlier: Move, later: Move) -> bool:

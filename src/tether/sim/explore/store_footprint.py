@@ -154,7 +154,7 @@ class RecordingConnection:
         self.dialect = inner.dialect
 
     def _footprint(self) -> Footprint | None:
-        return None if self._recorder.busy else self._recorder.current
+        return self._recorder.footprint
 
     async def execute(self, statement: Any, parameters: Any = None) -> Any:
         footprint = self._footprint()
@@ -173,7 +173,7 @@ class RecordingConnection:
         if footprint is not None:
             await self._note(footprint, sql, [parameters])
         rows = await self._inner.fetch(sql, parameters)
-        if footprint is not None:
+        if self._recorder.current is not None:
             self._recorder.observe(_as_read(sql, rows))
         return rows
 
