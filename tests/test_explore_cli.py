@@ -43,6 +43,7 @@ def test_explore_without_the_bug_is_clean_and_says_how_much_it_explored() -> Non
     (("explore", SCENARIO, "--replay", "not-a-step"), ("Invalid step",)),
     (("explore", SCENARIO, "--emulate-bug", "no-such-bug"), ("Unknown bug",)),
     (("explore", SCENARIO, "--exhaustive", "--random", "3"), ("exclude each other",)),
+    (("explore", "all", "--jobs", "0"), ("--jobs", "at least one")),
 ])
 def test_explore_refuses_what_it_cannot_do_without_a_traceback(args: tuple[str, ...], words: tuple[str, ...]) -> None:
     result = tether(*args)

@@ -131,6 +131,8 @@ def explore(
     replay_trace: Annotated[str | None, typer.Option("--replay", metavar="TRACE",
                                                      help="Run exactly this schedule, as printed by explore.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+    jobs: Annotated[int, typer.Option("--jobs", metavar="J", help="With `all`: explore J scenarios at once, "
+                                      "each in a process of its own.")] = 1,
 ) -> None:
     """Explore a scenario's interleavings (and crashes); exit 0 when nothing is violated, 3 otherwise."""
     from tether.sim.bugs import Bugs, UnknownBug
@@ -141,7 +143,7 @@ def explore(
         Bugs(bugs)
         request = ExploreRequest.of(scenario, every=every, exhaustive=exhaustive, random_runs=random_runs,
                                     seed=seed, max_switches=max_switches, crashes=crashes, bugs=bugs,
-                                    replay=replay_trace)
+                                    replay=replay_trace, jobs=jobs)
         violated = run_request(request, as_json=as_json, out=typer.echo,
                                progress=lambda line: typer.echo(line, err=True))
     except (UnknownBug, ExploreUsageError) as error:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tether.sim.explore.explorer import ExploreOptions, Replayed, explore, replay
+from tether.sim.explore.explorer import ExploreOptions, Replayed, explore, explore_many, replay
 from tether.sim.explore.report import Exploration, Finding
 from tether.sim.explore.schedule import ScheduleDiverged
 from tether.sim.explore.trace import Trace, TraceError
@@ -29,10 +29,12 @@ class ExploreRequest:
     scenarios: tuple[Scenario, ...]
     options: ExploreOptions
     replay: Trace | None = None
+    jobs: int = 1  # scenarios explored at once, each in its own process
 
     @classmethod
     def of(cls, scenario: str | None, *, every: bool, exhaustive: bool, random_runs: int | None, seed: int,
-           max_switches: int | None, crashes: bool, bugs: tuple[str, ...], replay: str | None) -> ExploreRequest:
+           max_switches: int | None, crashes: bool, bugs: tuple[str, ...], replay: str | None,
+           jobs: int = 1) -> ExploreRequest:
         from tether.sim.scenarios.library import SCENARIOS
 
         if every or scenario == ALL:
@@ -51,6 +53,8 @@ class ExploreRequest:
             raise ExploreUsageError("--random needs at least one schedule")
         if max_switches is not None and max_switches < 0:
             raise ExploreUsageError("--max-switches cannot be negative")
+        if jobs < 1:
+            raise ExploreUsageError("--jobs needs at least one process")
         trace = None
         if replay is not None:
             try:
@@ -61,7 +65,7 @@ class ExploreRequest:
                 raise ExploreUsageError("the trace to replay is empty")
         options = ExploreOptions(exhaustive=random_runs is None, runs=random_runs or 0, seed=seed,
                                  max_switches=max_switches, crashes=crashes, bugs=bugs)
-        return cls(chosen, options, trace)
+        return cls(chosen, options, trace, jobs)
 
 
 def run_request(request: ExploreRequest, *, as_json: bool, out: Callable[[str], None],
@@ -76,7 +80,14 @@ def run_request(request: ExploreRequest, *, as_json: bool, out: Callable[[str], 
         _print_replay(scenario, replayed, as_json=as_json, out=out)
         return not replayed.clean
     reports = []
-    for scenario in request.scenarios:
+    if request.jobs > 1 and len(request.scenarios) > 1:
+        names = [scenario.name for scenario in request.scenarios]
+        for report in explore_many(names, request.options, request.jobs):
+            progress(f"  {report.scenario}: {report.schedules} schedules, {report.crash_states} crash states, "
+                     f"{len(report.violations)} violations, {report.seconds:.1f} s")
+            reports.append(report)
+        reports.sort(key=lambda report: names.index(report.scenario))
+    for scenario in request.scenarios if not reports else ():
         options = ExploreOptions(**{**vars(request.options), "progress": _Progress(progress)})
         reports.append(asyncio.run(explore(scenario, options)))
     if as_json:

@@ -91,7 +91,8 @@ class Exploration:
             + (f", at most {self.max_switches} switches" if self.max_switches is not None else "")
             + (", crashes" if self.crashes else "")
             + (f", emulating {', '.join(self.bugs)}" if self.bugs else ""),
-            f"  schedules explored: {self.schedules} ({skipped}; {self.pruned} cut short as equivalent)",
+            f"  schedules explored: {self.schedules} ({skipped}; {self.pruned} cut short: "
+            f"equivalent to one explored, or at a state explored before)",
             f"  distinct final states: {len(self.final_states)}",
         ]
         if self.crashes:
