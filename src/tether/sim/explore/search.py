@@ -100,7 +100,6 @@ class DepthFirst:
         # A bound on switches makes what lies below a node depend on the way there.
         self.state_caching = state_caching and reduction and max_switches is None
         self.state_of: Callable[[], tuple[Hashable, int]] | None = None  # the current node's key and epoch
-        self.cut_at_seen_states = 0
         self._stack: list[_Node] = []
         self._started = False
         self._seen: dict[Hashable, _Seen] = {}
@@ -155,7 +154,6 @@ class DepthFirst:
             seen = self._seen.get(key)
             if seen is not None and seen.sleep <= sleep.keys():
                 self._cut = _Cut(ready, epoch, seen.summary)
-                self.cut_at_seen_states += 1
                 return STOP
         options = [name for name in _in_order(ready, last)
                    if name not in sleep and self._allowed(ready, last, switches, name)]
