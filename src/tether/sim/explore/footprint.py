@@ -44,6 +44,8 @@ class TableAccess:
     reads: list[Predicate | None] = field(default_factory=list)
     images: list[dict[str, Any]] = field(default_factory=list)
     keys: set[tuple[Any, ...]] = field(default_factory=set)
+    # what a merged footprint already holds (reads and frozen images), so merging stays linear
+    merged: set[Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def writes(self) -> bool:
@@ -81,9 +83,17 @@ class Footprint:
                 mine.setdefault(key, set()).update(modes)
         for table, access in other.tables.items():
             into = self._table(table)
-            into.reads += [read for read in access.reads if read not in into.reads]
-            known = {frozenset(image.items()) for image in into.images}
-            into.images += [image for image in access.images if frozenset(image.items()) not in known]
+            if into.merged is None:  # this footprint becomes a merge: index what it holds once
+                into.merged = {*into.reads, *(frozenset(image.items()) for image in into.images)}
+            for read in access.reads:
+                if read not in into.merged:
+                    into.merged.add(read)
+                    into.reads.append(read)
+            for image in access.images:
+                frozen = frozenset(image.items())
+                if frozen not in into.merged:
+                    into.merged.add(frozen)
+                    into.images.append(image)
             into.keys |= access.keys
 
     def _table(self, table: str) -> TableAccess:

@@ -68,9 +68,13 @@ class _Node:
     epoch: int = 0
     summary: dict[str, Footprint] = field(default_factory=dict)  # per actor, its steps below, this epoch
 
+    absorbed: set[int] = field(default_factory=set)  # ids of the footprints in the summary (kept alive elsewhere)
+
     def absorb(self, summary: dict[str, Footprint]) -> None:
         for actor, footprint in summary.items():
-            self.summary.setdefault(actor, Footprint()).absorb(footprint)
+            if id(footprint) not in self.absorbed:
+                self.absorbed.add(id(footprint))
+                self.summary.setdefault(actor, Footprint()).absorb(footprint)
 
 
 @dataclass(frozen=True)
