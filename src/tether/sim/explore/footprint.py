@@ -44,7 +44,7 @@ class TableAccess:
     reads: list[Predicate | None] = field(default_factory=list)
     images: list[dict[str, Any]] = field(default_factory=list)
     keys: set[tuple[Any, ...]] = field(default_factory=set)
-    # what a merged footprint already holds (reads and frozen images), so merging stays linear
+    # what a merged footprint already holds (reads, and images by identity), so merging stays linear
     merged: set[Any] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -84,15 +84,16 @@ class Footprint:
         for table, access in other.tables.items():
             into = self._table(table)
             if into.merged is None:  # this footprint becomes a merge: index what it holds once
-                into.merged = {*into.reads, *(frozenset(image.items()) for image in into.images)}
+                into.merged = {*into.reads, *map(id, into.images)}
             for read in access.reads:
                 if read not in into.merged:
                     into.merged.add(read)
                     into.reads.append(read)
+            # An image is one step's row, kept alive by the merge: the same step's image comes
+            # up again at every level of the tree, so its identity is enough to skip it.
             for image in access.images:
-                frozen = frozenset(image.items())
-                if frozen not in into.merged:
-                    into.merged.add(frozen)
+                if id(image) not in into.merged:
+                    into.merged.add(id(image))
                     into.images.append(image)
             into.keys |= access.keys
 
