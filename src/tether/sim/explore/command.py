@@ -87,9 +87,10 @@ def run_request(request: ExploreRequest, *, as_json: bool, out: Callable[[str], 
                      f"{len(report.violations)} violations, {report.seconds:.1f} s")
             reports.append(report)
         reports.sort(key=lambda report: names.index(report.scenario))
-    for scenario in request.scenarios if not reports else ():
-        options = ExploreOptions(**{**vars(request.options), "progress": _Progress(progress)})
-        reports.append(asyncio.run(explore(scenario, options)))
+    else:
+        for scenario in request.scenarios:
+            options = ExploreOptions(**{**vars(request.options), "progress": _Progress(progress)})
+            reports.append(asyncio.run(explore(scenario, options)))
     if as_json:
         document: Any = reports[0].as_dict() if len(reports) == 1 else {
             "scenarios": [report.as_dict() for report in reports],

@@ -87,10 +87,11 @@ async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
     crash_states: set[tuple[str, float]] | None = set() if options.crashes else None
     async with _Session(scenario, bugs) as session:
         while search.next_schedule():
-            known = search.known_footprint if isinstance(search, DepthFirst) else None
-            run = session.run(search.decide, crash_states, search.shared_prefix, known)
             if isinstance(search, DepthFirst):
+                run = session.run(search.decide, crash_states, search.shared_prefix, search.known_footprint)
                 search.state_of = run.state_key
+            else:
+                run = session.run(search.decide, crash_states)
             played = await run.play_schedule()
             search.finished(played.moves)
             _tally(report, played, counted=options.exhaustive and options.reduction)

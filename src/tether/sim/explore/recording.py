@@ -35,6 +35,11 @@ RANDOM_COLUMNS = frozenset({"request_id", "password_hash"})
 REQUEST_ID = re.compile(r"req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
+def _identity_only(text: str) -> bool:
+    """Whether a repr shows an object's address rather than a value."""
+    return " at 0x" in text
+
+
 class Recorder:
     """Files every access under the footprint of the step being run, and what it read in its history."""
 
@@ -99,14 +104,14 @@ class Recorder:
         if named is not None and named[0] is value:
             return named[1]
         text = repr(value)
-        if " at 0x" in text:  # an identity, not a value: unique to this object
+        if _identity_only(text):  # unique to this object
             text = f"object {next(self._fresh)}"
             self._names[id(value)] = (value, text)
         return text
 
     def name_made(self, value: Any) -> None:
         """Name an identity-only object by who made it, in what state: the same in two runs that agree."""
-        if self.current is None or self.actor is None or " at 0x" not in repr(value):
+        if self.current is None or self.actor is None or not _identity_only(repr(value)):
             return
         if id(value) in self._names and self._names[id(value)][0] is value:
             return

@@ -357,7 +357,6 @@ class RandomWalk:
         self.runs = runs
         self.seed = seed
         self.max_switches = max_switches
-        self.shared_prefix = 0
         self._run = 0
         self._rng = random.Random()
         self._switches = 0
@@ -388,7 +387,6 @@ class Replay:
 
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
-        self.shared_prefix = 0
         self._done = False
 
     def next_schedule(self) -> bool:

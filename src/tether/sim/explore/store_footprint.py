@@ -228,16 +228,14 @@ class RecordingConnection:
 
 @lru_cache(maxsize=1024)
 def _volatile(sql: str) -> frozenset[int]:
-    """Where a statement's result rows hold numbers the store hands out in order of arrival, or
-    random values: the positions a history leaves out, as the logical digest of the store does."""
-    if match := _SELECT.match(sql):
-        table, names = metadata.tables.get(match[2]), _columns(match["columns"])
-    elif (match := _INSERT.match(sql)) and match[2]:
-        table, names = metadata.tables.get(match[1]), (match[2],)
-    else:
+    """Where a SELECT's result rows hold numbers the store hands out in order of arrival, or
+    random values: the positions a history leaves out, as the logical digest of the store does.
+    (The id an INSERT returns is read as it is: it only makes fewer states look alike.)"""
+    match = _SELECT.match(sql)
+    table = metadata.tables.get(match[2]) if match else None
+    if match is None or table is None:
         return frozenset()
-    if table is None:
-        return frozenset()
+    names = _columns(match["columns"])
     autoincrement = table.autoincrement_column
     volatile = RANDOM_COLUMNS | ({autoincrement.name} if autoincrement is not None else set())
     return frozenset(index for index, name in enumerate(names) if name in volatile)
