@@ -12,14 +12,14 @@ from tether.domain.baremetal import Node
 from tether.domain.baremetal_states import AVAILABLE
 from tether.domain.network import Port
 from tether.drivers.hardware import FakeHardware
+from tether.emulation import emulate
+from tether.runtime.bugs import Bugs
+from tether.runtime.clock import VirtualClock
+from tether.runtime.faults import FaultRule
 from tether.services.baremetal import BaremetalService
 from tether.services.context import RequestContext
 from tether.services.network import NetworkService
-from tether.sim.bugs import Bugs
-from tether.sim.clock import VirtualClock
-from tether.sim.faults import FaultRule
-from tether.sim.runtime import Runtime
-from tether.sim.scheduler import Actor, Scheduler
+from tether.sim.scheduler import Actor, Scheduler, scheduled_runtime
 from tether.store import repos
 from tether.store.database import Database, Store
 
@@ -42,12 +42,13 @@ class Bench:
         self.database = database
         self.bugs = bugs
         clock = VirtualClock() if start is None else VirtualClock(start)
-        self.rt = Runtime(scheduler=Scheduler(clock), bugs=Bugs(bugs))
+        self.rt = scheduled_runtime(Scheduler(clock), bugs=Bugs(bugs))
         self.store = Store(database, self.rt)
         self.rng = random.Random(1234)
         self.network = NetworkService(self.store, self.rt, self.rng)
         self.hardware = hardware or FakeHardware(deploy_seconds=deploy_seconds, clean_seconds=clean_seconds)
-        self.baremetal = BaremetalService(self.store, self.rt, self.rng, self.network, self.hardware, host=HOST)
+        self.baremetal = BaremetalService(self.store, self.rt, self.rng, self.network, self.hardware, host=HOST,
+                                          steps=emulate(self.rt.bugs.names).baremetal)
 
     def restarted(self) -> Bench:
         """A new incarnation on the same database and hardware, its clock where this one stopped."""
@@ -59,12 +60,12 @@ class Bench:
     # -- running ----------------------------------------------------------------------
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str = "op") -> Actor:
-        assert self.rt.scheduler is not None
-        return self.rt.scheduler.spawn(coro, name)
+        assert self.rt.executor.scheduler is not None
+        return self.rt.executor.scheduler.spawn(coro, name)
 
     async def run(self) -> None:
-        assert self.rt.scheduler is not None
-        await self.rt.scheduler.run()
+        assert self.rt.executor.scheduler is not None
+        await self.rt.executor.scheduler.run()
 
     async def do(self, coro: Coroutine[Any, Any, Any], name: str = "op") -> Any:
         """Run one operation as an actor, and every job it starts, to the end; its result or error."""

@@ -24,8 +24,8 @@ from argon2 import PasswordHasher, profiles
 
 from tests.live import LiveCloud, start
 from tether.config import DataDir
+from tether.runtime.runtime import Runtime
 from tether.services.identity.service import IdentityService
-from tether.sim.runtime import Runtime
 from tether.store.database import Database, Store
 
 LATEST = "2.96"

@@ -15,19 +15,18 @@ from typing import Any
 
 import pytest
 
+from tether.cloud import Cloud
 from tether.config import DataDir
 from tether.domain.baremetal import TENANT_VIF_KEY
 from tether.domain.ids import new_uuid
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.local_cloud import open_world
-from tether.services.cloud import Cloud
-from tether.services.seeding import DemoShape, seed_demo_cloud, wait_for_nodes
-from tether.sim.bugs import BUGS
-from tether.sim.checkpoints import CHECKPOINTS
-from tether.sim.clock import VirtualClock
-from tether.sim.runtime import Runtime
+from tether.runtime.bugs import Bug
+from tether.runtime.checkpoints import CHECKPOINTS
+from tether.runtime.clock import VirtualClock
+from tether.seeding import DemoShape, seed_demo_cloud, wait_for_nodes
 from tether.sim.scenarios.library import SCENARIOS
-from tether.sim.scheduler import Scheduler
+from tether.sim.scheduler import Scheduler, scheduled_runtime
 from tether.store import repos
 from tether.store.database import Database
 
@@ -64,8 +63,8 @@ def lines(result: subprocess.CompletedProcess[str]) -> list[str]:
 
 def test_faults_and_bugs_list_print_one_name_a_line_and_nothing_else() -> None:
     assert lines(tether("faults", "list")) == sorted(CHECKPOINTS)
-    assert lines(tether("bugs", "list")) == sorted(BUGS)
-    assert len(BUGS) == 4
+    assert lines(tether("bugs", "list")) == sorted(Bug)
+    assert len(Bug) == 4
 
 
 def test_scenario_list_names_every_scenario_with_its_seed() -> None:
@@ -143,9 +142,9 @@ async def seed_data_dir(path: Path) -> dict[str, str]:
     """A demo cloud in ``path`` with a running VM and bare-metal server, made in virtual time."""
     world = open_world(path, deploy_seconds=60.0, clean_seconds=30.0)
     await world.database.create_schema()
-    runtime = Runtime(scheduler=Scheduler(VirtualClock()))
+    runtime = scheduled_runtime(Scheduler(VirtualClock()))
     cloud = Cloud(world, runtime, random.Random(0), fast_passwords=True)
-    scheduler = runtime.scheduler
+    scheduler = runtime.executor.scheduler
     assert scheduler is not None
 
     async def act(coro: Any) -> Any:

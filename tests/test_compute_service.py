@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import pytest
 
 from tether.audit.local import collect
+from tether.cloud import Cloud, World
 from tether.domain import baremetal_states as bms
 from tether.domain import compute_states as vm
 from tether.domain.compute import Instance
@@ -26,13 +27,12 @@ from tether.domain.invariants import check_all
 from tether.domain.network import CREATED_BY_COMPUTE, Port
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
-from tether.services.cloud import Cloud, World
+from tether.runtime.clock import VirtualClock
+from tether.runtime.faults import FaultPlan
+from tether.runtime.runtime import Runtime
+from tether.seeding import DemoShape, seed_demo_cloud, wait_for_nodes
 from tether.services.context import RequestContext
-from tether.services.seeding import DemoShape, seed_demo_cloud, wait_for_nodes
-from tether.sim.clock import VirtualClock
-from tether.sim.faults import FaultPlan
-from tether.sim.runtime import Runtime
-from tether.sim.scheduler import Scheduler
+from tether.sim.scheduler import Scheduler, scheduled_runtime
 from tether.store import intents, repos
 
 T = TypeVar("T")
@@ -83,7 +83,7 @@ class Lab:
         Background work that fails (a build's own failure is not one: it ends
         in ERROR) fails the test.
         """
-        scheduler = self.rt.scheduler
+        scheduler = self.rt.executor.scheduler
         assert scheduler is not None
         first = len(scheduler.actors)
         actor = scheduler.spawn(coro, "test")  # type: ignore[arg-type]
@@ -167,7 +167,7 @@ async def refused(
 @pytest.fixture
 async def lab(database) -> Any:
     world = World(database, FakeHypervisor(), FakeHardware(deploy_seconds=60.0, clean_seconds=30.0))
-    runtime = Runtime(scheduler=Scheduler(VirtualClock()))
+    runtime = scheduled_runtime(Scheduler(VirtualClock()))
     cloud = Cloud(world, runtime, random.Random(0), fast_passwords=True)
 
     async def seed() -> Lab:
@@ -178,7 +178,7 @@ async def lab(database) -> Any:
         demo = RequestContext(user_id=user.id, project_id=project.id, roles=frozenset({"member", "reader"}))
         return Lab(cloud, seeded.admin, demo, dict(seeded.names))
 
-    scheduler = runtime.scheduler
+    scheduler = runtime.executor.scheduler
     assert scheduler is not None
     actor = scheduler.spawn(seed(), "seed")
     await scheduler.run()
@@ -396,7 +396,7 @@ async def test_external_events_refuse_bad_input_and_report_unknown_instances(lab
     assert results == [{"server_uuid": unknown, "name": "network-vif-deleted", "status": "failed",
                         "tag": port.id, "code": 404}]
     # Nothing reached the server: no handler ran, and its port is still attached and plugged.
-    assert not [a.name for a in lab.rt.scheduler.actors if a.name.startswith("compute.vif_deleted")]
+    assert not [a.name for a in lab.rt.executor.scheduler.actors if a.name.startswith("compute.vif_deleted")]
     assert [v.port_id for v in await lab.run(lab.compute.server_vifs(lab.demo, booted.uuid))] == [port.id]
     assert [i.port_id for i in lab.hypervisor.interfaces(instance_uuid=booted.uuid)] == [port.id]
 
@@ -838,7 +838,7 @@ async def test_seed_004_a_port_deleted_before_the_attach_takes_the_lock_fails_be
         lab.rt.spawn(attach("second", second.id), name="attach-second")
         await lab.rt.sleep(1.0)
         assert lab.rt.locks.is_locked("instance", booted.uuid) and outcome == {}
-        waiting = {a.name: a.point for a in lab.rt.scheduler.actors if a.state == "waiting"}
+        waiting = {a.name: a.point for a in lab.rt.executor.scheduler.actors if a.state == "waiting"}
         assert waiting.get("attach-second") == "lock.wait.instance", waiting
         await lab.network.delete_port(lab.demo.fresh(), second.id)
 
@@ -861,7 +861,8 @@ async def test_seed_004_an_event_for_an_unknown_port_is_a_no_op(lab: Lab) -> Non
         {"name": name, "server_uuid": booted.uuid, "tag": stranger}
         for name in ("network-vif-deleted", "network-vif-unplugged", "network-changed")]))
     assert [r["code"] for r in results] == [200, 200, 200]
-    handlers = [a for a in lab.rt.scheduler.actors if a.name.startswith(("compute.vif_deleted", "compute.refresh"))]
+    handlers = [a for a in lab.rt.executor.scheduler.actors
+                if a.name.startswith(("compute.vif_deleted", "compute.refresh"))]
     assert len(handlers) == 2 and all(a.state == "done" and a.error is None for a in handlers)
     assert await lab.run(snapshot(lab)) == before
 

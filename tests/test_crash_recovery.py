@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from tether.sim.bugs import Bugs
-from tether.sim.checkpoints import is_checkpoint
-from tether.sim.faults import FaultPlan
+from tether.runtime.bugs import Bugs
+from tether.runtime.checkpoints import is_checkpoint
+from tether.runtime.faults import FaultPlan
 from tether.sim.scenarios.library import SCENARIOS
 from tether.sim.scenarios.runner import ScenarioRun, fresh_database
 

@@ -11,7 +11,7 @@ from math import comb
 
 import pytest
 
-from tether.services.seeding import DemoShape
+from tether.seeding import DemoShape
 from tether.sim.explore import ExploreOptions, Trace, explore, replay
 from tether.sim.explore.footprint import Footprint, independent
 from tether.sim.explore.recording import Recorder

@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 
 from tether.domain import baremetal_states as bms
-from tether.sim.bugs import Bugs
+from tether.runtime.bugs import Bugs
+from tether.runtime.faults import FaultPlan
 from tether.sim.explore import Trace, replay
-from tether.sim.faults import FaultPlan
 from tether.sim.scenarios.env import Env
 from tether.sim.scenarios.library import SCENARIOS
 from tether.sim.scenarios.model import Scenario, Timed
@@ -42,7 +42,7 @@ async def test_found_schedule_now_recovers_without_a_reconciler(scenario: str, t
 
 
 async def _expect_lost(env: Env) -> list[str]:
-    instance = await env.cloud.compute._live_instance(env.id("server1"))
+    instance = await env.cloud.compute.live_instance(env.id("server1"))
     if instance is None or instance.vm_state != "error" or instance.node is not None:
         return [f"server1 should be in ERROR without a node, is {instance}"]
     fault = await env.cloud.compute.server_fault(env.ctx, instance.uuid)

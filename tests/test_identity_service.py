@@ -11,14 +11,14 @@ from argon2 import PasswordHasher, profiles
 
 from tether.domain.errors import identity as errors
 from tether.domain.identity import Token
+from tether.runtime.clock import VirtualClock
+from tether.runtime.runtime import Runtime
 from tether.services.identity import passwords as passwords_module
 from tether.services.identity.catalog import build_catalog
 from tether.services.identity.passwords import Passwords
 from tether.services.identity.service import IdentityService
 from tether.services.identity.token_format import token_body
 from tether.services.identity.tokens import TokenCache, token_digest
-from tether.sim.clock import VirtualClock
-from tether.sim.runtime import Runtime
 from tether.store import repos
 from tether.store.database import Store
 

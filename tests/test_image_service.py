@@ -10,10 +10,10 @@ import pytest
 
 from tether.domain.errors import image as errors
 from tether.domain.ids import is_uuid_like
+from tether.runtime.clock import VirtualClock
+from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
 from tether.services.image import ImageService
-from tether.sim.clock import VirtualClock
-from tether.sim.runtime import Runtime
 from tether.store import repos
 from tether.store.database import Store
 

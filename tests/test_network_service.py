@@ -35,11 +35,11 @@ from tether.domain.errors.network import (
     UnrecognizedAttribute,
 )
 from tether.domain.network import ACTIVE, CREATED_BY_COMPUTE, DOWN, Network, Port, Subnet
+from tether.runtime.errors import InjectedFault
+from tether.runtime.faults import FaultPlan
+from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
 from tether.services.network import NETWORK_CHANGED, VIF_DELETED, VIF_PLUGGED, VIF_UNPLUGGED, NetworkService
-from tether.sim.errors import InjectedFault
-from tether.sim.faults import FaultPlan
-from tether.sim.runtime import Runtime
 from tether.store import repos
 from tether.store.database import Store
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tether.sim.bugs import Bugs
-from tether.sim.faults import FaultPlan
+from tether.runtime.bugs import Bugs
+from tether.runtime.faults import FaultPlan
 from tether.sim.scenarios.library import SCENARIOS
 from tether.sim.scenarios.runner import ScenarioRun
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tether.sim.clock import VirtualClock
-from tether.sim.errors import Deadlock
-from tether.sim.runtime import Runtime
-from tether.sim.scheduler import FifoStrategy, RandomStrategy, ReplayStrategy, Scheduler
+from tether.runtime.clock import VirtualClock
+from tether.runtime.runtime import Runtime
+from tether.sim.scheduler import Deadlock, FifoStrategy, RandomStrategy, ReplayStrategy, Scheduler, scheduled_runtime
 
 
 def make_runtime(strategy=None) -> Runtime:
-    return Runtime(scheduler=Scheduler(VirtualClock(0.0), strategy or FifoStrategy()))
+    return scheduled_runtime(Scheduler(VirtualClock(0.0), strategy or FifoStrategy()))
 
 
 async def two_writers(rt: Runtime, log: list[str]) -> None:
@@ -22,7 +21,7 @@ async def two_writers(rt: Runtime, log: list[str]) -> None:
 
     rt.spawn(writer("a"), name="a")
     rt.spawn(writer("b"), name="b")
-    await rt.scheduler.run()
+    await rt.executor.scheduler.run()
 
 
 async def test_fifo_alternates_between_actors() -> None:
@@ -39,7 +38,7 @@ async def test_same_seed_gives_same_interleaving_and_replay_reproduces_it() -> N
     await two_writers(make_runtime(RandomStrategy(seed=7)), second)
     assert first == second
     replayed: list[str] = []
-    await two_writers(make_runtime(ReplayStrategy([s.actor for s in rt.scheduler.trace])), replayed)
+    await two_writers(make_runtime(ReplayStrategy([s.actor for s in rt.executor.scheduler.trace])), replayed)
     assert replayed == first
 
 
@@ -53,7 +52,7 @@ async def test_sleep_advances_virtual_time_without_waiting() -> None:
 
     rt.spawn(sleeper("long", 3600.0), name="long")
     rt.spawn(sleeper("short", 5.0), name="short")
-    await rt.scheduler.run()
+    await rt.executor.scheduler.run()
     assert order == [("short", 5.0), ("long", 3600.0)]
 
 
@@ -69,7 +68,7 @@ async def test_lock_waiters_run_after_release_and_order_is_enforced() -> None:
 
     rt.spawn(holder("a"), name="a")
     rt.spawn(holder("b"), name="b")
-    await rt.scheduler.run()
+    await rt.executor.scheduler.run()
     assert log == ["a-in", "a-out", "b-in", "b-out"]
 
     async def wrong_order() -> None:
@@ -78,8 +77,8 @@ async def test_lock_waiters_run_after_release_and_order_is_enforced() -> None:
 
     actor_rt = make_runtime()
     actor_rt.spawn(wrong_order(), name="w")
-    await actor_rt.scheduler.run()
-    assert "taken while holding" in str(actor_rt.scheduler.actors[0].error)
+    await actor_rt.executor.scheduler.run()
+    assert "taken while holding" in str(actor_rt.executor.scheduler.actors[0].error)
 
 
 async def test_waiting_forever_is_reported_as_deadlock() -> None:
@@ -90,14 +89,14 @@ async def test_waiting_forever_is_reported_as_deadlock() -> None:
 
     rt.spawn(stuck(), name="stuck")
     with pytest.raises(Deadlock):
-        await rt.scheduler.run()
+        await rt.executor.scheduler.run()
 
 
 async def test_crash_stops_every_actor_and_kills_the_incarnation() -> None:
-    from tether.sim.faults import FaultPlan
+    from tether.runtime.faults import FaultPlan
 
-    rt = Runtime(
-        scheduler=Scheduler(VirtualClock(0.0)),
+    rt = scheduled_runtime(
+        Scheduler(VirtualClock(0.0)),
         faults=FaultPlan.parse(["compute.delete.before_unplug=crash*1"]),
     )
     reached: list[str] = []
@@ -112,6 +111,6 @@ async def test_crash_stops_every_actor_and_kills_the_incarnation() -> None:
 
     rt.spawn(victim(), name="victim")
     rt.spawn(bystander(), name="bystander")
-    await rt.scheduler.run()
+    await rt.executor.scheduler.run()
     assert reached == []
     assert not rt.alive

@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 
 from tether.domain.network import Port
-from tether.sim.runtime import Runtime
+from tether.runtime.runtime import Runtime
 from tether.store import intents, repos
 from tether.store.database import DatabaseUrlError, Store, async_url
 

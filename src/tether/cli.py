@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from tether.config import DEFAULT_DATA_DIR, DataDir
-from tether.sim.bugs import BUGS
-from tether.sim.checkpoints import CHECKPOINTS, checkpoint_names
+from tether.runtime.bugs import Bug
+from tether.runtime.checkpoints import CHECKPOINTS, checkpoint_names
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -50,8 +50,8 @@ def faults_list(
 @bugs_app.command("list")
 def bugs_list(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
     """Print the name of every upstream bug that can be emulated."""
-    for name in sorted(BUGS):
-        typer.echo(f"{name}\t{BUGS[name]}" if verbose else name)
+    for bug in sorted(Bug):
+        typer.echo(f"{bug}\t{bug.description}" if verbose else bug.value)
 
 
 @scenario_app.command("list")
@@ -73,8 +73,8 @@ def scenario_run(
 ) -> None:
     """Run a scenario on a fresh store; exit 0 when it passes, 3 when it does not."""
     from tether.domain.errors import TetherError
-    from tether.sim.bugs import UnknownBug
-    from tether.sim.faults import FaultRuleError
+    from tether.runtime.bugs import UnknownBug
+    from tether.runtime.faults import FaultRuleError
     from tether.sim.scenarios.library import SCENARIOS
     from tether.sim.scenarios.runner import run_scenario
     from tether.store.database import DatabaseUrlError
@@ -135,7 +135,7 @@ def explore(
                                       "each in a process of its own.")] = 1,
 ) -> None:
     """Explore a scenario's interleavings (and crashes); exit 0 when nothing is violated, 3 otherwise."""
-    from tether.sim.bugs import Bugs, UnknownBug
+    from tether.runtime.bugs import Bugs, UnknownBug
     from tether.sim.explore.command import ExploreRequest, ExploreUsageError, run_request
 
     bugs = tuple(emulate_bug or ())
@@ -174,9 +174,9 @@ def serve(
     # when the first model is made (~30 ms of start-up); the server uses none. Whoever wants
     # one says so: PYDANTIC_DISABLE_PLUGINS="" (or a list of the ones to leave out).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    from tether.runtime.bugs import Bugs, UnknownBug
+    from tether.runtime.faults import FaultPlan, FaultRuleError
     from tether.server import ServeOptions, run
-    from tether.sim.bugs import Bugs, UnknownBug
-    from tether.sim.faults import FaultPlan, FaultRuleError
     from tether.store.database import DatabaseUrlError, async_url
 
     try:

@@ -7,12 +7,12 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 
 from tether.audit.local import collect
+from tether.cloud import Cloud, World
 from tether.config import DataDir
 from tether.domain.invariants import Violation, check_all
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
-from tether.services.cloud import Cloud, World
-from tether.sim.runtime import Runtime
+from tether.runtime.runtime import Runtime
 from tether.store.database import Database
 
 

@@ -17,17 +17,17 @@ from pathlib import Path
 import yaml
 
 from tether.api.app import create_app
+from tether.cloud import Cloud, World
 from tether.config import DEFAULT_DATA_DIR, DataDir
 from tether.domain.errors import identity as ie
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.reconcile.runner import reconcile_forever
-from tether.services.cloud import Cloud, World
-from tether.services.seeding import DemoShape, seed_demo_cloud
-from tether.sim.bugs import Bugs
-from tether.sim.errors import ControlPlaneCrash
-from tether.sim.faults import FaultPlan
-from tether.sim.runtime import Runtime
+from tether.runtime.bugs import Bugs
+from tether.runtime.errors import ControlPlaneCrash
+from tether.runtime.faults import FaultPlan
+from tether.runtime.runtime import Runtime
+from tether.seeding import DemoShape, seed_demo_cloud
 from tether.store.database import Database
 
 log = logging.getLogger("tether.serve")

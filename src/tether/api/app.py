@@ -25,7 +25,7 @@ from tether.api.middleware import BodyTooLarge, TetherMiddleware
 from tether.domain.errors import TetherError
 
 if TYPE_CHECKING:
-    from tether.services.cloud import Cloud
+    from tether.cloud import Cloud
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from tether.domain.errors import identity as ie
 from tether.services.context import RequestContext
 
 if TYPE_CHECKING:
-    from tether.services.cloud import Cloud
+    from tether.cloud import Cloud
 
 
 class BadRequestBody(TetherError):

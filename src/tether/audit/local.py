@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from tether.cloud import Cloud
 from tether.domain.invariants import Snapshot
-from tether.services.cloud import Cloud
 from tether.store import repos
 
 

@@ -8,12 +8,11 @@ from tether.reconcile.base import Reconciler
 
 class ZombieInterfaces(Reconciler):
     invariant = "zombie-interface"
-    hidden_by = ("zombie-interface-on-attach-race",)
 
     async def mend(self, violation: Violation) -> bool:
         uuid = violation.resources.get("instance", "")
         compute = self.cloud.compute
-        if await compute._live_instance(uuid) is not None:
+        if await compute.live_instance(uuid) is not None:
             return await compute.reconcile_network(uuid)
         # The instance is gone: nothing owns these devices any more.
         hypervisor = self.cloud.world.hypervisor

@@ -11,7 +11,6 @@ from tether.services.context import RequestContext
 
 class StaleVifs(Reconciler):
     invariant = "stale-vif"
-    hidden_by = ("stale-vif-on-terminate",)
 
     async def mend(self, violation: Violation) -> bool:
         node_uuid, vif = violation.resources["node"], violation.resources["vif"]
@@ -19,7 +18,7 @@ class StaleVifs(Reconciler):
         node = await baremetal.find_node(node_uuid)
         if node is None:
             return False
-        if node.instance_uuid and await compute._live_instance(node.instance_uuid) is not None:
+        if node.instance_uuid and await compute.live_instance(node.instance_uuid) is not None:
             return await compute.reconcile_network(node.instance_uuid)
         try:
             # rule 1 (seed 000): the node's own list is the truth; nobody owns this VIF.
@@ -33,14 +32,13 @@ class StaleVifs(Reconciler):
 
 class Associations(Reconciler):
     invariant = "association"
-    hidden_by = ("stuck-build-on-node-teardown",)
 
     async def mend(self, violation: Violation) -> bool:
         node_uuid = violation.resources.get("node", "")
         instance_uuid = violation.resources.get("instance", "")
         baremetal, compute = self.cloud.baremetal, self.cloud.compute
         node = await baremetal.find_node(node_uuid)
-        instance = await compute._live_instance(instance_uuid)
+        instance = await compute.live_instance(instance_uuid)
         if node is not None and node.instance_uuid == instance_uuid and instance is None:
             if node.provision_state in bms.UNPROVISION_STATES:
                 await baremetal.set_provision_state(RequestContext.internal(), node_uuid, "deleted")

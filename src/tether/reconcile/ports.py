@@ -11,7 +11,6 @@ from tether.services.context import RequestContext
 
 class OrphanPorts(Reconciler):
     invariant = "orphan-port"
-    hidden_by = ("stale-vif-on-terminate", "zombie-interface-on-attach-race")
 
     async def mend(self, violation: Violation) -> bool:
         port_id = violation.resources["port"]
@@ -22,7 +21,7 @@ class OrphanPorts(Reconciler):
         if port.created_by == CREATED_BY_ORCHESTRATION:
             return False  # orchestration mends its own ports when it lands
         compute = self.cloud.compute
-        if port.device_id and await compute._live_instance(port.device_id) is not None:
+        if port.device_id and await compute.live_instance(port.device_id) is not None:
             return await compute.reconcile_network(port.device_id)
         # rule 2: the owner is gone; delete what it created, release what the user brought.
         await compute.give_back_port(port)
@@ -31,7 +30,6 @@ class OrphanPorts(Reconciler):
 
 class NicMacs(Reconciler):
     invariant = "mac-conflict"
-    hidden_by = ("mac-kept-on-unbind",)
 
     async def mend(self, violation: Violation) -> bool:
         port_id = violation.resources.get("port")

@@ -14,7 +14,7 @@ from tether.reconcile.ports import NicMacs, OrphanPorts
 from tether.reconcile.transients import StuckTransients
 
 if TYPE_CHECKING:
-    from tether.services.cloud import Cloud
+    from tether.cloud import Cloud
 
 # Ownership first (who runs where), then what hangs off it.
 RECONCILERS: tuple[type[Reconciler], ...] = (
@@ -57,9 +57,8 @@ async def reconcile_until_settled(cloud: Cloud, max_passes: int = 10) -> list[Vi
 
 
 async def settle(cloud: Cloud) -> None:
-    """Let spawned work (events, conductor jobs) finish, whichever mode the runtime is in."""
-    if cloud.rt.scheduler is None:
-        await cloud.rt.drain()
+    """Let spawned work (events, conductor jobs) finish, where the executor runs it by itself."""
+    await cloud.rt.drain()
 
 
 async def reconcile_forever(cloud: Cloud, interval: float) -> None:

@@ -8,7 +8,6 @@ from tether.reconcile.base import Reconciler
 
 class StuckTransients(Reconciler):
     invariant = "stuck-transient"
-    hidden_by = ("stuck-build-on-node-teardown",)
 
     async def mend(self, violation: Violation) -> bool:
         if "instance" in violation.resources:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from tether.sim.runtime import Runtime
+from tether.runtime.runtime import Runtime
 from tether.store.database import Store
 
 

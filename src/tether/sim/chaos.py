@@ -15,9 +15,9 @@ from typing import Any
 
 from tether.domain.errors import TetherError
 from tether.domain.invariants import Violation, check_all, transient_leftovers
-from tether.services.seeding import DemoShape
-from tether.sim.bugs import Bugs
-from tether.sim.faults import FaultPlan
+from tether.runtime.bugs import Bugs
+from tether.runtime.faults import FaultPlan
+from tether.seeding import DemoShape
 from tether.sim.scenarios.env import Env
 from tether.sim.scenarios.model import Scenario, Timed
 from tether.sim.scenarios.runner import ScenarioRun

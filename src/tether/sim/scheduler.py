@@ -21,8 +21,11 @@ from collections.abc import Coroutine, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tether.sim.clock import VirtualClock
-from tether.sim.errors import ControlPlaneCrash, Deadlock
+from tether.runtime.clock import VirtualClock
+from tether.runtime.errors import ControlPlaneCrash
+from tether.runtime.executor import AsyncioExecutor
+from tether.runtime.runtime import Runtime
+from tether.runtime.transactions import in_transaction
 
 _current: contextvars.ContextVar[Actor | None] = contextvars.ContextVar("actor", default=None)
 
@@ -51,10 +54,12 @@ class Step:
     at: float
 
 
+class Deadlock(RuntimeError):
+    """Every operation is waiting for something no other operation will give."""
+
+
 def _fresh_task_context() -> None:
     # Spawned work starts outside any transaction of its parent's.
-    from tether.sim.runtime import in_transaction
-
     in_transaction.set(False)
 
 
@@ -265,3 +270,61 @@ class Scheduler:
         pending = [a.task for a in self.actors if a.task is not None and not a.task.done()]
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
+
+
+class SchedulerExecutor(AsyncioExecutor):
+    """The kernel's executor under the scheduler: an actor's checkpoints, sleeps and waits are
+    scheduling points in virtual time; code outside any actor (seeding, the verdict) runs on
+    plain asyncio as in ``tether serve``."""
+
+    def __init__(self, scheduler: Scheduler) -> None:
+        super().__init__()
+        self.scheduler = scheduler
+
+    def owner(self) -> object:
+        return Scheduler.current() or super().owner()
+
+    def actor_name(self) -> str | None:
+        actor = Scheduler.current()
+        return actor.name if actor is not None else None
+
+    def crashed(self) -> ControlPlaneCrash | None:
+        return self.scheduler.crash
+
+    def crash(self, crash: ControlPlaneCrash) -> None:
+        if self.scheduler.crash is None:
+            self.scheduler.crash = crash
+
+    async def yield_at(self, point: str) -> None:
+        actor = Scheduler.current()
+        if actor is not None:
+            await self.scheduler.yield_at(actor, point)
+
+    async def sleep(self, seconds: float, point: str) -> None:
+        actor = Scheduler.current()
+        if actor is None:
+            await super().sleep(seconds, point)
+        else:
+            await self.scheduler.wait(actor, point, None, seconds)
+
+    async def wait(self, key: Hashable, timeout: float | None, point: str, guard: bool) -> bool:
+        actor = Scheduler.current()
+        if actor is None:
+            return await super().wait(key, timeout, point, guard)
+        return await self.scheduler.wait(actor, point, key, timeout, guard=guard)
+
+    def notify(self, key: Hashable) -> None:
+        self.scheduler.notify(key)
+        super().notify(key)
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str, daemon: bool) -> None:
+        self.scheduler.spawn(coro, name, daemon)
+        return None
+
+    async def drain(self) -> None:
+        """Spawned work runs as actors, when the scheduler runs them: nothing to wait for here."""
+
+
+def scheduled_runtime(scheduler: Scheduler, **options: Any) -> Runtime:
+    """A runtime whose operations run under ``scheduler``, on its virtual clock."""
+    return Runtime(executor=SchedulerExecutor(scheduler), clock=scheduler.clock, **options)

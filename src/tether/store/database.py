@@ -22,7 +22,8 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Dialect, make_url
 from sqlalchemy.pool import NullPool, StaticPool
 
-from tether.sim.runtime import Runtime, in_transaction
+from tether.runtime.runtime import Runtime
+from tether.runtime.transactions import in_transaction
 from tether.store.tables import metadata, schema_version
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from tether.api.compute.paging import last, limit_and_marker, next_links, strict
 from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
 from tether.domain.errors import compute as ce
-from tether.services.compute.queries import HypervisorRecord
+from tether.services.compute.hypervisors import HypervisorRecord
 from tether.services.context import RequestContext
 
 router = paths.router("compute")

@@ -14,10 +14,11 @@ from tether.services.baremetal.claims import ClaimsMixin
 from tether.services.baremetal.nics import NicsMixin
 from tether.services.baremetal.nodes import NodesMixin
 from tether.services.baremetal.provisioning import ProvisioningMixin
+from tether.services.baremetal.steps import BaremetalSteps
 
 
 class BaremetalService(NodesMixin, NicsMixin, ChassisMixin, ClaimsMixin, ProvisioningMixin):
     """``BaremetalService(store, runtime, rng, network, hardware)``."""
 
 
-__all__ = ["BaremetalService"]
+__all__ = ["BaremetalService", "BaremetalSteps"]

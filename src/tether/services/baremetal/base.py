@@ -16,9 +16,10 @@ from tether.domain.errors import baremetal as be
 from tether.domain.ids import is_uuid_like
 from tether.domain.state_machine import IllegalTransition
 from tether.drivers.hardware import FakeHardware
+from tether.runtime.runtime import Runtime
+from tether.services.baremetal.steps import BaremetalSteps
 from tether.services.base import Service
 from tether.services.context import RequestContext
-from tether.sim.runtime import Runtime
 from tether.store import repos
 from tether.store.database import Store
 
@@ -51,8 +52,10 @@ class BaremetalBase(Service):
         hardware: FakeHardware,
         *,
         host: str | None = None,
+        steps: BaremetalSteps | None = None,
     ) -> None:
         super().__init__(store, runtime, rng)
+        self.steps = steps or BaremetalSteps()
         self.network = network
         self.hardware = hardware
         # The conductor's name, shown in Node.reservation while it holds a node's lock.

@@ -22,9 +22,7 @@ class TeardownMixin(CleaningMixin, VifsMixin):
             node = await self._current(uuid, token, (DELETING,))
             try:
                 await self.rt.checkpoint("baremetal.teardown.before_vif_detach")
-                if "stale-vif-on-terminate" not in self.rt.bugs:
-                    # rule 1 (seed 000): detach what the node lists, not what a cache says.
-                    await self._detach_all_vifs(uuid)
+                await self.steps.detach_vifs_on_teardown(self, uuid)  # type: ignore[arg-type]
                 await self._forget_instance(uuid)
                 power_state = self.hardware.set_power(uuid, False)
                 async with self.store.begin() as conn:

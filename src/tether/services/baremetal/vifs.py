@@ -172,10 +172,7 @@ class VifsMixin(BaremetalBase):
         self.rt.note(f"node {node_uuid}: VIF {vif_id} detached")
 
     async def _release_port(self, vif_id: str) -> None:
-        # rule 2 (seed 001): a released port is unbound and loses the MAC the NIC imposed on it.
-        # A port that is gone already is released enough.
-        reset_mac = "mac-kept-on-unbind" not in self.rt.bugs
-        await self.network.unbind_port(vif_id, reset_mac=reset_mac)
+        await self.steps.release_port(self, vif_id)  # type: ignore[arg-type]
 
     async def _detach_all_vifs(self, node_uuid: str) -> None:
         """Detach every VIF the node lists; the caller holds the node lock."""

@@ -1,5 +1,6 @@
 """The compute service (nova): servers, interfaces, events, flavors and hypervisors."""
 
-from tether.services.compute.service import BAREMETAL_HOST, ComputeService
+from tether.services.compute.placement import BAREMETAL_HOST
+from tether.services.compute.service import ComputeService, ComputeSteps
 
-__all__ = ["BAREMETAL_HOST", "ComputeService"]
+__all__ = ["BAREMETAL_HOST", "ComputeService", "ComputeSteps"]

@@ -1,25 +1,26 @@
-"""Flavors and hypervisors."""
+"""Flavors: create, read, list, delete."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import random
 
 from sqlalchemy.exc import IntegrityError
 
-from tether.domain.compute import Flavor, Hypervisor
+from tether.domain.compute import Flavor
 from tether.domain.errors import compute as ce
 from tether.domain.ids import new_uuid
 from tether.services.context import RequestContext
 from tether.store import repos
-
-if TYPE_CHECKING:
-    from tether.services.compute.service import ComputeService
-    from tether.store.database import StoreConnection
+from tether.store.database import Store, StoreConnection
 
 
-class FlavorOps:
+class Flavors:
+    def __init__(self, store: Store, rng: random.Random) -> None:
+        self.store = store
+        self.rng = rng
+
     async def create_flavor(
-        self: ComputeService,
+        self,
         ctx: RequestContext,
         *,
         name: str,
@@ -59,13 +60,13 @@ class FlavorOps:
             raise ce.ComputeConflict(reason=f"Flavor with name {name} already exists.") from None
         return flavor
 
-    async def _get_flavor(self: ComputeService, conn: StoreConnection, flavor_id: str) -> Flavor:
+    async def _get_flavor(self, conn: StoreConnection, flavor_id: str) -> Flavor:
         flavor = await repos.flavors.get(conn, flavor_id) if isinstance(flavor_id, str) else None
         if flavor is None:
             raise ce.FlavorNotFound(flavor_id=flavor_id)
         return flavor
 
-    async def get_flavor(self: ComputeService, ctx: RequestContext, flavor_id: str) -> Flavor:
+    async def get_flavor(self, ctx: RequestContext, flavor_id: str) -> Flavor:
         async with self.store.begin() as conn:
             flavor = await self._get_flavor(conn, flavor_id)
         # Tether has no flavor access lists: a private flavor is for admins only, hidden as nova hides it.
@@ -73,32 +74,16 @@ class FlavorOps:
             raise ce.FlavorNotFound(flavor_id=flavor_id)
         return flavor
 
-    async def list_flavors(self: ComputeService, ctx: RequestContext, *, is_public: bool | None = True) -> list[Flavor]:
+    async def list_flavors(self, ctx: RequestContext, *, is_public: bool | None = True) -> list[Flavor]:
         if not ctx.is_admin:
             is_public = True
         async with self.store.begin() as conn:
             flavors = await repos.flavors.find(conn, order_by=("ram", "id"))
         return [flavor for flavor in flavors if is_public is None or flavor.is_public == is_public]
 
-    async def delete_flavor(self: ComputeService, ctx: RequestContext, flavor_id: str) -> None:
+    async def delete_flavor(self, ctx: RequestContext, flavor_id: str) -> None:
         if not ctx.is_admin:
             raise ce.ComputeForbidden(action="os_compute_api:os-flavor-manage:delete")
         async with self.store.begin() as conn:
             await self._get_flavor(conn, flavor_id)
             await repos.flavors.delete(conn, flavor_id)
-
-    async def create_hypervisor(
-        self: ComputeService, *, hostname: str, vcpus: int, memory_mb: int, local_gb: int
-    ) -> Hypervisor:
-        async with self.store.begin() as conn:
-            existing = await repos.hypervisors.first(conn, hostname=hostname)
-            if existing is not None:
-                return existing
-            return await repos.hypervisors.add(conn, Hypervisor(
-                id=None, hostname=hostname, vcpus=vcpus, memory_mb=memory_mb, local_gb=local_gb))  # type: ignore[arg-type]
-
-    async def list_hypervisors(self: ComputeService, ctx: RequestContext) -> list[Hypervisor]:
-        if not ctx.is_admin:
-            raise ce.ComputeForbidden(action="os_compute_api:os-hypervisors:list")
-        async with self.store.begin() as conn:
-            return await repos.hypervisors.find(conn, order_by=("id",))

@@ -25,16 +25,19 @@ from tether.domain.compute import (
     InstanceFault,
     VifEntry,
 )
+from tether.domain.errors import TetherError
 from tether.domain.errors import compute as ce
 from tether.domain.ids import is_uuid_like
 from tether.domain.network import Port
+from tether.drivers.hypervisor import FakeHypervisor
 from tether.services.compute import network_info
+from tether.services.compute.instances import acting_for, visible_instance
 from tether.services.context import RequestContext
 from tether.store import repos
+from tether.store.database import Store, StoreConnection
 
 if TYPE_CHECKING:
-    from tether.services.compute.service import ComputeService
-    from tether.store.database import StoreConnection
+    from tether.services.network import NetworkService
 
 
 @dataclass
@@ -60,31 +63,27 @@ class GuestView:
     interfaces: list[GuestInterface] = field(default_factory=list)
 
 
-@dataclass
-class HypervisorRecord:
-    hypervisor: Hypervisor
-    servers: list[Instance]
-    vcpus_used: int
-    memory_mb_used: int
-    local_gb_used: int
+class ComputeQueries:
+    def __init__(self, store: Store, *, network: NetworkService, hypervisor: FakeHypervisor) -> None:
+        self.store = store
+        self.network = network
+        self.hypervisor = hypervisor
 
-
-class QueryOps:
     # -- servers ------------------------------------------------------------------
 
     async def server_record(
-        self: ComputeService, ctx: RequestContext, uuid: str, *, with_hosts: bool = False
+        self, ctx: RequestContext, uuid: str, *, with_hosts: bool = False
     ) -> ServerRecord:
         """One server's record; ``with_hosts`` reads its hypervisor too (for host_status)."""
         if not is_uuid_like(uuid):
             raise ce.InstanceNotFound(instance_id=uuid)
         async with self.store.begin() as conn:
-            instance = await self._visible_instance(conn, ctx, uuid)
+            instance = await visible_instance(conn, ctx, uuid)
             (record,) = await _records(conn, [instance], with_hosts)
         return record
 
     async def server_records(
-        self: ComputeService, instances: list[Instance], *, with_hosts: bool = False
+        self, instances: list[Instance], *, with_hosts: bool = False
     ) -> list[ServerRecord]:
         """Records for instances the caller was already allowed to list."""
         if not instances:
@@ -93,7 +92,7 @@ class QueryOps:
             return await _records(conn, instances, with_hosts)
 
     async def find_servers(
-        self: ComputeService, ctx: RequestContext, *, all_projects: bool = False, **columns: Any
+        self, ctx: RequestContext, *, all_projects: bool = False, **columns: Any
     ) -> list[Instance]:
         """Instances the caller may list, filtered by equality (or IN, given a list) on columns."""
         if all_projects and not ctx.is_admin:
@@ -103,7 +102,7 @@ class QueryOps:
         async with self.store.begin() as conn:
             return await repos.instances.find(conn, order_by=("created_at", "uuid"), **columns)
 
-    async def listed_instance(self: ComputeService, ctx: RequestContext, uuid: str) -> Instance | None:
+    async def listed_instance(self, ctx: RequestContext, uuid: str) -> Instance | None:
         """A paging marker: any instance the caller could see, deleted or not."""
         if not is_uuid_like(uuid):
             return None
@@ -116,7 +115,7 @@ class QueryOps:
     # -- instance actions ---------------------------------------------------------
 
     async def instance_actions(
-        self: ComputeService, ctx: RequestContext, uuid: str, *, include_deleted: bool
+        self, ctx: RequestContext, uuid: str, *, include_deleted: bool
     ) -> list[InstanceAction]:
         """Newest first, as nova lists them."""
         async with self.store.begin() as conn:
@@ -127,7 +126,7 @@ class QueryOps:
         return actions
 
     async def instance_action(
-        self: ComputeService, ctx: RequestContext, uuid: str, request_id: str, *, include_deleted: bool
+        self, ctx: RequestContext, uuid: str, request_id: str, *, include_deleted: bool
     ) -> tuple[Instance, InstanceAction, list[ActionEvent]]:
         async with self.store.begin() as conn:
             instance = await _action_target(conn, ctx, uuid, include_deleted)
@@ -141,27 +140,27 @@ class QueryOps:
     # -- interfaces -----------------------------------------------------------------
 
     async def interface_attachments(
-        self: ComputeService, ctx: RequestContext, uuid: str
+        self, ctx: RequestContext, uuid: str
     ) -> list[tuple[Port, VifEntry | None]]:
         """The ports bound to the instance (nova lists neutron's ports by device_id), with their cache entries."""
         if not is_uuid_like(uuid):
             raise ce.InstanceNotFound(instance_id=uuid)
         async with self.store.begin() as conn:
-            instance = await self._visible_instance(conn, ctx, uuid)
+            instance = await visible_instance(conn, ctx, uuid)
             entries = await network_info.cached_vifs(conn, uuid)
-        ports = await self.network.list_ports(self._internal(instance), device_id=uuid)
+        ports = await self.network.list_ports(acting_for(instance), device_id=uuid)
         cached = {entry.port_id: entry for entry in entries}
         order = {entry.port_id: entry.position for entry in entries}
         ports.sort(key=lambda port: (order.get(port.id, len(order)), port.id))
         return [(port, cached.get(port.id)) for port in ports]
 
     async def interface_attachment(
-        self: ComputeService, ctx: RequestContext, uuid: str, port_id: str
+        self, ctx: RequestContext, uuid: str, port_id: str
     ) -> tuple[Port, VifEntry | None]:
         if not is_uuid_like(uuid):
             raise ce.InstanceNotFound(instance_id=uuid)
         async with self.store.begin() as conn:
-            await self._visible_instance(conn, ctx, uuid)
+            await visible_instance(conn, ctx, uuid)
             entry = await repos.instance_vifs.first(conn, instance_uuid=uuid, port_id=port_id)
         port = await self.network.find_port(port_id)
         if port is None:
@@ -170,14 +169,30 @@ class QueryOps:
             raise ce.ComputeNotFound(reason=f"Instance {uuid} does not have a port with id {port_id}")
         return port, entry
 
+    async def list_interfaces(self, ctx: RequestContext, uuid: str) -> list[tuple[VifEntry, Port | None]]:
+        async with self.store.begin() as conn:
+            await visible_instance(conn, ctx, uuid)
+            entries = await network_info.cached_vifs(conn, uuid)
+        return [(entry, await self.network.find_port(entry.port_id)) for entry in entries]
+
+    async def get_interface(self, ctx: RequestContext, uuid: str, port_id: str) -> tuple[VifEntry, Port | None]:
+        for entry, port in await self.list_interfaces(ctx, uuid):
+            if entry.port_id == port_id:
+                return entry, port
+        try:
+            await self.network.get_port(ctx, port_id)
+        except TetherError:
+            raise ce.PortNotFound(port_id=port_id) from None
+        raise ce.ComputeNotFound(reason=f"Instance {uuid} does not have a port with id {port_id}")
+
     # -- diagnostics ------------------------------------------------------------------
 
-    async def guest_view(self: ComputeService, ctx: RequestContext, uuid: str) -> GuestView:
+    async def guest_view(self, ctx: RequestContext, uuid: str) -> GuestView:
         """The instance as its hypervisor sees it (admin only, as nova's diagnostics)."""
         if not is_uuid_like(uuid):
             raise ce.InstanceNotFound(instance_id=uuid)
         async with self.store.begin() as conn:
-            instance = await self._visible_instance(conn, ctx, uuid)
+            instance = await visible_instance(conn, ctx, uuid)
             flavor = await repos.flavors.get(conn, instance.flavor_id)
         if not ctx.is_admin:
             raise ce.ComputeForbidden(action="os_compute_api:os-server-diagnostics")
@@ -190,7 +205,7 @@ class QueryOps:
     # -- flavors ------------------------------------------------------------------------
 
     async def visible_flavors(
-        self: ComputeService, ctx: RequestContext, *, is_public: bool | None = True
+        self, ctx: RequestContext, *, is_public: bool | None = True
     ) -> list[Flavor]:
         """Flavors the caller may list: others than public ones only for admins (Tether has no flavor access lists)."""
         if not ctx.is_admin:
@@ -200,39 +215,12 @@ class QueryOps:
                 return await repos.flavors.find(conn, order_by=("id",))
             return await repos.flavors.find(conn, order_by=("id",), is_public=is_public)
 
-    async def visible_flavor(self: ComputeService, ctx: RequestContext, flavor_id: str) -> Flavor:
+    async def visible_flavor(self, ctx: RequestContext, flavor_id: str) -> Flavor:
         async with self.store.begin() as conn:
             flavor = await repos.flavors.get(conn, flavor_id)
         if flavor is None or not (flavor.is_public or ctx.is_admin):
             raise ce.FlavorNotFound(flavor_id=flavor_id)
         return flavor
-
-    # -- hypervisors ------------------------------------------------------------------
-
-    async def hypervisor_records(self: ComputeService, ctx: RequestContext) -> list[HypervisorRecord]:
-        """Every hypervisor with the servers it runs and what they use of it."""
-        if not ctx.is_admin:
-            raise ce.ComputeForbidden(action="os_compute_api:os-hypervisors:list")
-        async with self.store.begin() as conn:
-            hypervisors = await repos.hypervisors.find(conn, order_by=("id",))
-            hostnames = [hypervisor.hostname for hypervisor in hypervisors]
-            running = await repos.instances.find(conn, order_by=("created_at", "uuid"), deleted=False,
-                                                 is_baremetal=False, host=hostnames) if hostnames else []
-            flavor_ids = sorted({instance.flavor_id for instance in running})
-            flavors = {flavor.id: flavor for flavor in await repos.flavors.find(conn, id=flavor_ids)} \
-                if flavor_ids else {}
-        by_host: dict[str, list[Instance]] = defaultdict(list)
-        for instance in running:
-            by_host[instance.host or ""].append(instance)
-        records = []
-        for hypervisor in hypervisors:
-            servers = by_host.get(hypervisor.hostname, [])
-            used = [flavors[instance.flavor_id] for instance in servers if instance.flavor_id in flavors]
-            records.append(HypervisorRecord(
-                hypervisor, servers, vcpus_used=sum(f.vcpus for f in used),
-                memory_mb_used=sum(f.ram for f in used),
-                local_gb_used=sum(f.disk + f.ephemeral for f in used)))
-        return records
 
 
 async def _records(conn: StoreConnection, instances: list[Instance], with_hosts: bool) -> list[ServerRecord]:

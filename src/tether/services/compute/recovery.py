@@ -1,9 +1,9 @@
-"""Recovery after a restart (design rule 5): finish or undo what the dead process left.
+"""Ending what nothing drives any more: recovery after a restart (rule 5), and transients past their deadline.
 
-Every unfinished build is failed and its resources released (nothing can
-resume a build's in-memory wait), every unfinished delete is run again (it is
-idempotent), and every unfinished interface attach is rolled back by
-reconciling the instance's network from truth.
+After a restart every unfinished build is failed and its resources released
+(nothing can resume a build's in-memory wait), every unfinished delete is run
+again (it is idempotent), and every unfinished interface attach is rolled
+back by reconciling the instance's network from truth.
 """
 
 from __future__ import annotations
@@ -12,15 +12,35 @@ from typing import TYPE_CHECKING
 
 from tether.domain import compute_states as vm
 from tether.domain.errors import compute as ce
-from tether.services.compute.build import NodeVanished
+from tether.runtime.runtime import Runtime
+from tether.services.compute.delete import Delete
+from tether.services.compute.failure import InstanceFailure
+from tether.services.compute.instances import Instances
+from tether.services.compute.network_sync import NetworkSync
+from tether.services.compute.node_vanished import NodeVanished, node_still_ours
+from tether.services.compute.plugging import Plugging
 from tether.store import intents, repos
+from tether.store.database import Store
 
 if TYPE_CHECKING:
-    from tether.services.compute.service import ComputeService
+    from tether.services.baremetal import BaremetalService
 
 
-class RecoveryOps:
-    async def recover(self: ComputeService) -> int:
+class Recovery:
+    def __init__(
+        self, store: Store, rt: Runtime, *, instances: Instances, failure: InstanceFailure, delete: Delete,
+        sync: NetworkSync, plugging: Plugging, baremetal: BaremetalService,
+    ) -> None:
+        self.store = store
+        self.rt = rt
+        self.instances = instances
+        self.failure = failure
+        self.delete = delete
+        self.sync = sync
+        self.plugging = plugging
+        self.baremetal = baremetal
+
+    async def recover(self) -> int:
         """Spawn the recovery of every pending intent; returns how many there were."""
         async with self.store.begin() as conn:
             pending = await intents.pending(conn)
@@ -29,7 +49,7 @@ class RecoveryOps:
             if intent.kind == "build":
                 self.rt.spawn(self._recover_build(intent.key, request_id), name=f"recover.build:{intent.key[:8]}")
             elif intent.kind == "delete":
-                self.rt.spawn(self._delete(intent.key, request_id), name=f"recover.delete:{intent.key[:8]}")
+                self.rt.spawn(self.delete.run(intent.key, request_id), name=f"recover.delete:{intent.key[:8]}")
             elif intent.kind == "attach":
                 self.rt.spawn(self._recover_attach(intent.key, intent.id), name=f"recover.attach:{intent.key[:8]}")
         # Events in flight died with the process (a port-deleted notice, a cache refresh):
@@ -37,43 +57,39 @@ class RecoveryOps:
         self.rt.spawn(self._resync_all(), name="recover.resync")
         return len(pending)
 
-    async def _resync_all(self: ComputeService) -> None:
+    async def _resync_all(self) -> None:
         async with self.store.begin() as conn:
             live = await repos.instances.find(conn, deleted=False)
         for instance in live:
-            if instance.is_baremetal and instance.node and not await self._still_placed(instance):
+            if instance.is_baremetal and instance.node and not await self.plugging.still_placed(instance):
                 # A node deleted or torn down just before the crash: its notice died with us.
                 await self.node_released(instance.uuid, instance.node)
                 continue
-            await self.reconcile_network(instance.uuid)
+            await self.sync.reconcile(instance.uuid)
 
-    async def _recover_build(self: ComputeService, uuid: str, request_id: str) -> None:
+    async def _recover_build(self, uuid: str, request_id: str) -> None:
         async with self.rt.locks.hold("instance", uuid):
-            instance = await self._live_instance(uuid)
-            if instance is None or instance.vm_state != vm.BUILDING:
+            instance = await self.instances.live(uuid)
+            if instance is None or instance.vm_state != vm.BUILDING or instance.task_state == vm.DELETING:
+                # Nothing to fail: it is gone or built, or the pending delete finishes the job.
                 async with self.store.begin() as conn:
                     await intents.forget(conn, f"build:{uuid}")
                 return
-            if instance.task_state == vm.DELETING:
-                # The pending delete finishes the job; nothing to fail.
-                async with self.store.begin() as conn:
-                    await intents.forget(conn, f"build:{uuid}")
-                return
-            await self._fail_instance(uuid, request_id, ce.BuildAbortException(
+            await self.failure.fail(uuid, request_id, ce.BuildAbortException(
                 instance_uuid=uuid, reason="the control plane restarted during the build"))
 
-    async def _recover_attach(self: ComputeService, uuid: str, intent_id: str) -> None:
-        await self.reconcile_network(uuid)
+    async def _recover_attach(self, uuid: str, intent_id: str) -> None:
+        await self.sync.reconcile(uuid)
         async with self.store.begin() as conn:
             await intents.forget(conn, intent_id)
 
-    async def expire_transient(self: ComputeService, uuid: str) -> bool:
+    async def expire_transient(self, uuid: str) -> bool:
         """Rule 3: end an instance's transient state that nothing is driving any more."""
         if not self.rt.locks.try_acquire("instance", uuid):
             return False  # a live operation holds it and enforces its own deadline
         respawn_delete = False
         try:
-            instance = await self._live_instance(uuid)
+            instance = await self.instances.live(uuid)
             if instance is None:
                 return False
             if instance.task_state == vm.DELETING:
@@ -83,19 +99,19 @@ class RecoveryOps:
                     instance_uuid=uuid, reason="the build did not finish before its deadline")
                 if instance.is_baremetal and instance.node:
                     try:
-                        await self._raise_if_vanished(instance, instance.node)
+                        await node_still_ours(self.baremetal, instance, instance.node)
                     except NodeVanished as vanished:
                         reason = ce.InstanceDeployFailure(instance_uuid=uuid, reason=str(vanished))
-                await self._fail_instance(uuid, "", reason)
+                await self.failure.fail(uuid, "", reason)
             else:
                 return False
         finally:
             self.rt.locks.release("instance", uuid)
         if respawn_delete:
-            await self._delete(uuid, "")
+            await self.delete.run(uuid, "")
         return True
 
-    async def forget_node(self: ComputeService, uuid: str, node_uuid: str) -> bool:
+    async def forget_node(self, uuid: str, node_uuid: str) -> bool:
         """The instance names a node that no longer names it: it has lost its machine."""
         if not self.rt.locks.try_acquire("instance", uuid):
             return False
@@ -104,7 +120,7 @@ class RecoveryOps:
         finally:
             self.rt.locks.release("instance", uuid)
 
-    async def node_released(self: ComputeService, uuid: str, node_uuid: str) -> bool:
+    async def node_released(self, uuid: str, node_uuid: str) -> bool:
         """The node's tear-down forgot the instance: unless an operation of ours ends it, it is lost.
 
         rule 3: an operator's undeploy under a running instance ends that
@@ -113,9 +129,9 @@ class RecoveryOps:
         async with self.rt.locks.hold("instance", uuid):
             return await self._lose_node(uuid, node_uuid)
 
-    async def _lose_node(self: ComputeService, uuid: str, node_uuid: str) -> bool:
-        instance = await self._live_instance(uuid)
+    async def _lose_node(self, uuid: str, node_uuid: str) -> bool:
+        instance = await self.instances.live(uuid)
         if instance is None or instance.node != node_uuid or instance.task_state is not None:
             return False  # gone, moved on, or owned by a build or delete that ends it
-        await self._fail_instance(uuid, "", ce.NodeLost(node=node_uuid, instance_uuid=uuid))
+        await self.failure.fail(uuid, "", ce.NodeLost(node=node_uuid, instance_uuid=uuid))
         return True

@@ -7,6 +7,7 @@ work; both record a durable intent before their first side effect (rule 5).
 from __future__ import annotations
 
 import ipaddress
+import random
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -16,20 +17,42 @@ from tether.domain.errors import TetherError
 from tether.domain.errors import compute as ce
 from tether.domain.errors import image as ie
 from tether.domain.ids import is_uuid_like, new_uuid
+from tether.runtime.runtime import Runtime
 from tether.services.compute import network_info, records
+from tether.services.compute.build import Build
+from tether.services.compute.delete import Delete
+from tether.services.compute.flavors import Flavors
+from tether.services.compute.instances import visible_instance
 from tether.services.compute.translate import network_error
 from tether.services.context import RequestContext
 from tether.store import intents, repos
+from tether.store.database import Store
 
 if TYPE_CHECKING:
-    from tether.services.compute.service import ComputeService
+    from tether.services.baremetal import BaremetalService
+    from tether.services.image import ImageService
+    from tether.services.network import NetworkService
 
 MAX_NAME = 255
 
 
-class ServerOps:
+class Servers:
+    def __init__(
+        self, store: Store, rt: Runtime, rng: random.Random, *, flavors: Flavors, image: ImageService,
+        network: NetworkService, baremetal: BaremetalService, build: Build, delete: Delete,
+    ) -> None:
+        self.store = store
+        self.rt = rt
+        self.rng = rng
+        self.flavors = flavors
+        self.image = image
+        self.network = network
+        self.baremetal = baremetal
+        self.build = build
+        self.delete = delete
+
     async def create_server(
-        self: ComputeService,
+        self,
         ctx: RequestContext,
         *,
         name: str,
@@ -46,7 +69,7 @@ class ServerOps:
         metadata = _validated_metadata(metadata)
         # nova's create answers 400, not 404, for a flavor, image, network or port that is not there
         try:
-            flavor = await self.get_flavor(ctx, flavor_id)
+            flavor = await self.flavors.get_flavor(ctx, flavor_id)
         except ce.FlavorNotFound:
             raise ce.ComputeBadRequest(reason="Invalid flavorRef provided.") from None
         if key_name is not None:
@@ -63,7 +86,7 @@ class ServerOps:
             requested = await self._resolve_networks(ctx, networks)
         except (ce.NetworkNotFound, ce.PortNotFound) as error:
             raise ce.ComputeBadRequest(reason=error.message) from None
-        now = self.now()
+        now = self.rt.now()
         instance = Instance(
             uuid=new_uuid(self.rng), name=name, project_id=ctx.project_id or "", user_id=ctx.user_id,
             flavor_id=flavor.id, image_id=image_id, vm_state=vm.BUILDING, task_state=vm.SCHEDULING,
@@ -76,11 +99,11 @@ class ServerOps:
             await intents.record(conn, f"build:{instance.uuid}", "build", instance.uuid,
                                  {"request_id": ctx.request_id}, now)
         self.rt.note(f"server {name} ({instance.uuid}) accepted")
-        self.rt.spawn(self._build(instance.uuid, ctx.request_id), name=f"compute.build:{name}")
+        self.rt.spawn(self.build.run(instance.uuid, ctx.request_id), name=f"compute.build:{name}")
         return instance
 
     async def _resolve_networks(
-        self: ComputeService, ctx: RequestContext, networks: str | list[dict[str, Any]]
+        self, ctx: RequestContext, networks: str | list[dict[str, Any]]
     ) -> list[dict[str, Any]]:
         if networks == "none":
             return []
@@ -135,12 +158,12 @@ class ServerOps:
 
     # -- reading ----------------------------------------------------------------
 
-    async def get_server(self: ComputeService, ctx: RequestContext, uuid: str) -> Instance:
+    async def get_server(self, ctx: RequestContext, uuid: str) -> Instance:
         async with self.store.begin() as conn:
-            return await self._visible_instance(conn, ctx, uuid)
+            return await visible_instance(conn, ctx, uuid)
 
     async def list_servers(
-        self: ComputeService,
+        self,
         ctx: RequestContext,
         *,
         name: str | None = None,
@@ -171,17 +194,17 @@ class ServerOps:
             found = [instance for instance in found if instance.status == status.upper()]
         return list(reversed(found))
 
-    async def server_vifs(self: ComputeService, ctx: RequestContext, uuid: str) -> list[VifEntry]:
+    async def server_vifs(self, ctx: RequestContext, uuid: str) -> list[VifEntry]:
         async with self.store.begin() as conn:
-            await self._visible_instance(conn, ctx, uuid)
+            await visible_instance(conn, ctx, uuid)
             return await network_info.cached_vifs(conn, uuid)
 
-    async def server_fault(self: ComputeService, ctx: RequestContext, uuid: str) -> InstanceFault | None:
+    async def server_fault(self, ctx: RequestContext, uuid: str) -> InstanceFault | None:
         async with self.store.begin() as conn:
-            await self._visible_instance(conn, ctx, uuid)
+            await visible_instance(conn, ctx, uuid)
             return await records.latest_fault(conn, uuid)
 
-    async def list_actions(self: ComputeService, ctx: RequestContext, uuid: str) -> list[InstanceAction]:
+    async def list_actions(self, ctx: RequestContext, uuid: str) -> list[InstanceAction]:
         async with self.store.begin() as conn:
             instance = await repos.instances.get(conn, uuid)
             if instance is None or not ctx.owns(instance.project_id):
@@ -190,12 +213,12 @@ class ServerOps:
 
     # -- deleting ----------------------------------------------------------------
 
-    async def delete_server(self: ComputeService, ctx: RequestContext, uuid: str) -> None:
+    async def delete_server(self, ctx: RequestContext, uuid: str) -> None:
         if not ctx.can_write:
             raise ce.ComputeForbidden(action="os_compute_api:servers:delete")
-        now = self.now()
+        now = self.rt.now()
         async with self.store.begin() as conn:
-            instance = await self._visible_instance(conn, ctx, uuid)
+            instance = await visible_instance(conn, ctx, uuid)
             if instance.task_state == vm.DELETING:
                 return
             await repos.instances.update(conn, uuid, task_state=vm.DELETING, updated_at=now,
@@ -207,7 +230,7 @@ class ServerOps:
         self.rt.notify(("instance", uuid))
         if instance.is_baremetal and instance.node:
             self.rt.notify(self.baremetal.node_key(instance.node))
-        self.rt.spawn(self._delete(uuid, ctx.request_id), name=f"compute.delete:{instance.name}")
+        self.rt.spawn(self.delete.run(uuid, ctx.request_id), name=f"compute.delete:{instance.name}")
 
 
 def _validated_metadata(metadata: dict[str, str] | None) -> dict[str, str]:

@@ -1,39 +1,62 @@
-"""The compute service (nova): one object composed of small, single-purpose parts."""
+"""The compute service (nova): its operations, each a module of its own, assembled with their dependencies.
+
+``ComputeService`` holds no logic. It builds each operation with exactly the
+parts that operation needs and offers the operations' public methods under
+one name, which is how the API, the other services and the harness reach them.
+"""
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tether.domain.compute import Instance
-from tether.domain.errors import compute as ce
 from tether.drivers.hypervisor import FakeHypervisor
-from tether.services.base import Service
-from tether.services.compute.build import BuildOps
-from tether.services.compute.events import EventOps
-from tether.services.compute.flavors import FlavorOps
-from tether.services.compute.interfaces import InterfaceOps
-from tether.services.compute.queries import QueryOps
-from tether.services.compute.recovery import RecoveryOps
-from tether.services.compute.servers import ServerOps
-from tether.services.compute.teardown import TeardownOps
-from tether.services.context import RequestContext
-from tether.sim.runtime import Runtime
-from tether.store import repos
+from tether.runtime.runtime import Runtime
+from tether.services.compute.attach import Attach, PlugAndRecord, plug_then_record
+from tether.services.compute.build import Build, OnNodeVanished, fail_the_build
+from tether.services.compute.delete import Delete, ReleaseForDelete, release_for_delete
+from tether.services.compute.detach import Detach
+from tether.services.compute.events import ExternalEvents
+from tether.services.compute.failure import InstanceFailure
+from tether.services.compute.flavors import Flavors
+from tether.services.compute.hypervisors import Hypervisors
+from tether.services.compute.instances import Instances
+from tether.services.compute.network_sync import (
+    NetworkSync,
+    OnRefresh,
+    OnVifDeleted,
+    reconcile_on_refresh,
+    reconcile_on_vif_deleted,
+)
+from tether.services.compute.placement import Placement
+from tether.services.compute.plugging import Plugging
+from tether.services.compute.port_ownership import PortOwnership
+from tether.services.compute.queries import ComputeQueries
+from tether.services.compute.recovery import Recovery
+from tether.services.compute.release import Release, ReleaseNodes, detach_listed_vifs_then_unprovision
+from tether.services.compute.servers import Servers
 from tether.store.database import Store
 
 if TYPE_CHECKING:
     from tether.services.baremetal import BaremetalService
     from tether.services.image import ImageService
     from tether.services.network import NetworkService
-    from tether.store.database import StoreConnection
-
-BAREMETAL_HOST = "ironic"
 
 
-class ComputeService(
-    ServerOps, BuildOps, TeardownOps, InterfaceOps, EventOps, FlavorOps, RecoveryOps, QueryOps, Service
-):
+@dataclass(frozen=True)
+class ComputeSteps:
+    """The steps of compute that an emulated upstream bug replaces (``tether.emulation``); Tether's own by default."""
+
+    on_node_vanished: OnNodeVanished = fail_the_build
+    release_nodes: ReleaseNodes = detach_listed_vifs_then_unprovision
+    release_for_delete: ReleaseForDelete = release_for_delete
+    plug_and_record: PlugAndRecord = plug_then_record
+    on_vif_deleted: OnVifDeleted = reconcile_on_vif_deleted
+    on_refresh: OnRefresh = reconcile_on_refresh
+
+
+class ComputeService:
     def __init__(
         self,
         store: Store,
@@ -44,33 +67,83 @@ class ComputeService(
         baremetal: BaremetalService,
         image: ImageService,
         hypervisor: FakeHypervisor,
+        steps: ComputeSteps = ComputeSteps(),
         vif_plug_timeout: float = 300.0,
         node_poll_interval: float = 10.0,
         node_teardown_timeout: float = 900.0,
     ) -> None:
-        super().__init__(store, runtime, rng)
-        self.network = network
-        self.baremetal = baremetal
-        self.image = image
-        self.hypervisor = hypervisor
-        self.vif_plug_timeout = vif_plug_timeout
-        self.node_poll_interval = node_poll_interval
-        self.node_teardown_timeout = node_teardown_timeout
+        self.store = store
+        self.rt = runtime
+        instances = Instances(store)
+        ownership = PortOwnership(network)
+        plugging = Plugging(hypervisor, baremetal)
+        release = Release(store, runtime, hypervisor=hypervisor, baremetal=baremetal, network=network,
+                          ownership=ownership, node_poll_interval=node_poll_interval,
+                          node_teardown_timeout=node_teardown_timeout, release_nodes=steps.release_nodes)
+        failure = InstanceFailure(store, runtime, instances, release)
+        build = Build(store, runtime, instances=instances, placement=Placement(store, runtime, baremetal),
+                      failure=failure, network=network, baremetal=baremetal, hypervisor=hypervisor,
+                      vif_plug_timeout=vif_plug_timeout, node_poll_interval=node_poll_interval,
+                      on_node_vanished=steps.on_node_vanished)
+        delete = Delete(store, runtime, instances, release, release_step=steps.release_for_delete)
+        sync = NetworkSync(store, runtime, instances=instances, network=network, plugging=plugging,
+                           ownership=ownership, on_vif_deleted=steps.on_vif_deleted, on_refresh=steps.on_refresh)
+        flavors = Flavors(store, rng)
+        servers = Servers(store, runtime, rng, flavors=flavors, image=image, network=network, baremetal=baremetal,
+                          build=build, delete=delete)
+        attach = Attach(store, runtime, instances=instances, network=network, plugging=plugging,
+                        ownership=ownership, plug_and_record=steps.plug_and_record)
+        detach = Detach(store, runtime, instances=instances, network=network, plugging=plugging,
+                        ownership=ownership)
+        events = ExternalEvents(runtime, instances, sync)
+        recovery = Recovery(store, runtime, instances=instances, failure=failure, delete=delete, sync=sync,
+                            plugging=plugging, baremetal=baremetal)
+        queries = ComputeQueries(store, network=network, hypervisor=hypervisor)
+        hypervisors = Hypervisors(store)
 
-    # -- shared lookups ---------------------------------------------------------
+        self.live_instance = instances.live
+        # servers
+        self.create_server = servers.create_server
+        self.get_server = servers.get_server
+        self.list_servers = servers.list_servers
+        self.server_vifs = servers.server_vifs
+        self.server_fault = servers.server_fault
+        self.list_actions = servers.list_actions
+        self.delete_server = servers.delete_server
+        # interfaces and what the network service tells us
+        self.attach_interface = attach.attach_interface
+        self.detach_interface = detach.detach_interface
+        self.external_events = events.external_events
+        self.reconcile_network = sync.reconcile
+        self.refresh_network_cache = sync.refresh
+        self.give_back_port = ownership.give_back
+        # what nothing drives any more
+        self.recover = recovery.recover
+        self.expire_transient = recovery.expire_transient
+        self.forget_node = recovery.forget_node
+        self.node_released = recovery.node_released
+        # flavors and hypervisors
+        self.create_flavor = flavors.create_flavor
+        self.get_flavor = flavors.get_flavor
+        self.list_flavors = flavors.list_flavors
+        self.delete_flavor = flavors.delete_flavor
+        self.create_hypervisor = hypervisors.create_hypervisor
+        self.list_hypervisors = hypervisors.list_hypervisors
+        self.hypervisor_records = hypervisors.hypervisor_records
+        # what the API reads
+        self.server_record = queries.server_record
+        self.server_records = queries.server_records
+        self.find_servers = queries.find_servers
+        self.listed_instance = queries.listed_instance
+        self.instance_actions = queries.instance_actions
+        self.instance_action = queries.instance_action
+        self.interface_attachments = queries.interface_attachments
+        self.interface_attachment = queries.interface_attachment
+        self.list_interfaces = queries.list_interfaces
+        self.get_interface = queries.get_interface
+        self.guest_view = queries.guest_view
+        self.visible_flavors = queries.visible_flavors
+        self.visible_flavor = queries.visible_flavor
 
-    async def _visible_instance(self, conn: StoreConnection, ctx: RequestContext, uuid: str) -> Instance:
-        instance = await repos.instances.get(conn, uuid)
-        if instance is None or instance.deleted or not ctx.owns(instance.project_id):
-            raise ce.InstanceNotFound(instance_id=uuid)
-        return instance
-
-    async def _live_instance(self, uuid: str) -> Instance | None:
-        async with self.store.begin() as conn:
-            instance = await repos.instances.get(conn, uuid)
-        if instance is None or instance.deleted:
-            return None
-        return instance
-
-    def _internal(self, instance: Instance) -> RequestContext:
-        return RequestContext.internal(project_id=instance.project_id)
+    def now(self) -> float:
+        return self.rt.now()

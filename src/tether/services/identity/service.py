@@ -7,6 +7,7 @@ import random
 from argon2 import PasswordHasher
 
 from tether.domain.identity import Token
+from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
 from tether.services.identity.accounts import AccountOperations
 from tether.services.identity.bootstrap import BootstrapOperation
@@ -14,7 +15,6 @@ from tether.services.identity.catalog import build_catalog
 from tether.services.identity.passwords import Passwords
 from tether.services.identity.token_format import token_body
 from tether.services.identity.tokens import TokenCache, TokenOperations
-from tether.sim.runtime import Runtime
 from tether.store.database import Store
 
 DEFAULT_TOKEN_TTL = 3600.0

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 
 from tether.domain.errors.network import NetworkNotFound, NotAuthorized, PortNotFound
 from tether.domain.network import Network
+from tether.runtime.runtime import Runtime
 from tether.services.base import Service
 from tether.services.context import RequestContext
 from tether.services.network import policy, rows
 from tether.services.network.events import Event, Notify
-from tether.sim.runtime import Runtime
 from tether.store.database import Store
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 
-from tether.sim.bugs import Bugs
+from tether.runtime.bugs import Bugs
 from tether.sim.explore.durable import DurableState
 from tether.sim.explore.equivalence import interleavings
 from tether.sim.explore.footprint import Footprint

@@ -26,7 +26,7 @@ from typing import Any
 from tether.domain.compute import GuestInterface
 from tether.drivers.hardware import FakeHardware, Machine
 from tether.drivers.hypervisor import FakeHypervisor
-from tether.sim.clock import VirtualClock
+from tether.runtime.clock import VirtualClock
 from tether.sim.explore.footprint import ANY, READ, WRITE, Footprint
 from tether.sim.scheduler import Actor, Scheduler
 

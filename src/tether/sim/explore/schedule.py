@@ -16,11 +16,12 @@ from collections.abc import Callable, Coroutine, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tether.services.cloud import Cloud, World
+from tether.cloud import Cloud, World
+from tether.runtime.bugs import Bugs
+from tether.runtime.clock import VirtualClock
+from tether.runtime.errors import ControlPlaneCrash
+from tether.runtime.faults import FaultPlan
 from tether.services.context import RequestContext
-from tether.sim.bugs import Bugs
-from tether.sim.clock import VirtualClock
-from tether.sim.errors import ControlPlaneCrash, Deadlock
 from tether.sim.explore.durable import DurableState, capture, logical_digest, restore
 from tether.sim.explore.footprint import NOTIFY, WAIT, WRITE, Footprint
 from tether.sim.explore.recording import (
@@ -31,12 +32,10 @@ from tether.sim.explore.recording import (
     RecordingHardware,
     RecordingHypervisor,
 )
-from tether.sim.faults import FaultPlan
-from tether.sim.runtime import Runtime
 from tether.sim.scenarios.env import Env
 from tether.sim.scenarios.model import Scenario
 from tether.sim.scenarios.runner import ScenarioResult, ScenarioRun
-from tether.sim.scheduler import Actor, FifoStrategy, Scheduler, Step
+from tether.sim.scheduler import Actor, Deadlock, FifoStrategy, Scheduler, Step, scheduled_runtime
 from tether.store.database import Database
 
 CRASH = "!crash"  # a decision: the control plane dies here
@@ -223,7 +222,7 @@ class _FromSeeded(ScenarioRun):
         scheduler = ObservedScheduler(self.clock, strategy, self.recorder)
         if isinstance(strategy, Director):
             strategy.scheduler = scheduler
-        runtime = Runtime(scheduler=scheduler, faults=faults, bugs=self.bugs)
+        runtime = scheduled_runtime(scheduler, faults=faults, bugs=self.bugs)
         runtime.locks._held = RecordingDict(self.recorder, "lock")  # type: ignore[assignment]
         # The build's look at its node, like the users' (EXPLORER_POLL_SECONDS), waits for notifications.
         cloud = Cloud(self.world, runtime, self.rng, fast_passwords=True, node_poll_interval=EXPLORER_POLL_SECONDS)
@@ -338,8 +337,7 @@ class ExploredRun(_FromSeeded):
         await super()._restart()
 
     async def play_schedule(self, *, judge: bool = True) -> Played:
-        scheduler = self.cloud.rt.scheduler
-        assert scheduler is not None
+        scheduler = self.scheduler
         deadlock = None
         try:
             await self.play(timing=False)

@@ -13,9 +13,10 @@ from tether.domain import baremetal_states as bms
 from tether.domain.errors import TetherError
 from tether.domain.errors import compute as ce
 from tether.services.context import RequestContext
+from tether.sim.scheduler import Scheduler
 
 if TYPE_CHECKING:
-    from tether.services.cloud import Cloud
+    from tether.cloud import Cloud
 
 SETTLE_POLL = 5.0
 
@@ -45,7 +46,7 @@ class Env:
     # -- bookkeeping ------------------------------------------------------------------
 
     def step(self, text: str) -> None:
-        actor = self.cloud.rt.scheduler.current() if self.cloud.rt.scheduler else None
+        actor = Scheduler.current()
         self.steps.append(StepRecord(self.cloud.rt.now(), actor.name if actor else "-", text))
 
     @property

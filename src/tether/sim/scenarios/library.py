@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tether.domain import baremetal_states as bms
-from tether.services.seeding import DemoShape
+from tether.seeding import DemoShape
 from tether.sim.scenarios.env import Env
 from tether.sim.scenarios.model import Scenario, Timed
 

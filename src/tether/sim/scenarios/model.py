@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from tether.services.seeding import DemoShape
+from tether.seeding import DemoShape
 from tether.sim.scenarios.env import Env
 
 Action = Callable[[Env], Awaitable[None]]

@@ -19,19 +19,18 @@ from typing import Any, TypeVar
 from sqlalchemy.engine import make_url
 
 from tether.audit.local import collect
+from tether.cloud import Cloud, World
 from tether.domain.invariants import Violation, check_all, transient_leftovers
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.reconcile.runner import reconcile_once
-from tether.services.cloud import Cloud, World
-from tether.services.seeding import seed_demo_cloud, wait_for_nodes
-from tether.sim.bugs import Bugs
-from tether.sim.clock import VirtualClock
-from tether.sim.faults import FaultPlan
-from tether.sim.runtime import Runtime
+from tether.runtime.bugs import Bugs
+from tether.runtime.clock import VirtualClock
+from tether.runtime.faults import FaultPlan
+from tether.seeding import seed_demo_cloud, wait_for_nodes
 from tether.sim.scenarios.env import Env
 from tether.sim.scenarios.model import Scenario, Timed
-from tether.sim.scheduler import FifoStrategy, Scheduler, Strategy
+from tether.sim.scheduler import FifoStrategy, Scheduler, SchedulerExecutor, Strategy, scheduled_runtime
 from tether.store.database import Database
 
 T = TypeVar("T")
@@ -102,14 +101,20 @@ class ScenarioRun:
         # The scenario tests run the reconcilers even on a clean state, as a live cloud would.
         self.mend_when_clean = True
 
+    @property
+    def scheduler(self) -> Scheduler:
+        """The scheduler of the incarnation running now."""
+        executor = self.cloud.rt.executor
+        assert isinstance(executor, SchedulerExecutor)
+        return executor.scheduler
+
     def _incarnation(self, faults: FaultPlan) -> Cloud:
         self.incarnations += 1
-        runtime = Runtime(scheduler=Scheduler(self.clock, self.strategy_factory()), faults=faults, bugs=self.bugs)
+        runtime = scheduled_runtime(Scheduler(self.clock, self.strategy_factory()), faults=faults, bugs=self.bugs)
         return Cloud(self.world, runtime, self.rng, fast_passwords=True)
 
     async def _drive(self, actors: list[tuple[str, Awaitable[Any]]]) -> None:
-        scheduler = self.cloud.rt.scheduler
-        assert scheduler is not None
+        scheduler = self.scheduler
         first_actor, first_step = len(scheduler.actors), len(scheduler.trace)
         for name, coro in actors:
             self.cloud.rt.spawn(coro, name=name)  # type: ignore[arg-type]

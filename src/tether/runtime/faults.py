@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from tether.sim.checkpoints import checkpoint_names, is_checkpoint
+from tether.runtime.checkpoints import checkpoint_names, is_checkpoint
 
 _RULE = re.compile(
     r"^(?P<point>[a-z_.]+)=(?P<action>sleep:(?P<seconds>\d+(?:\.\d+)?)|error|crash)"

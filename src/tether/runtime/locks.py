@@ -5,17 +5,17 @@ instance's lock; node VIF and provisioning work under the node's; a port's
 own changes under the port's. Taking them out of order (a node lock and then
 an instance lock) is refused outright rather than left to deadlock one day.
 Waiting for a lock is a scheduling point for the explorer.
+
+``Locks`` is the interface the services use; ``MemoryLocks`` keeps them in
+this process. Several processes sharing one PostgreSQL database need another
+implementation (advisory locks) behind the same interface.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from tether.sim.runtime import Runtime
+from collections.abc import AsyncIterator, Hashable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Protocol
 
 ORDER = ("instance", "node", "port")
 
@@ -24,15 +24,37 @@ class LockOrderViolation(RuntimeError):
     pass
 
 
-def _owner() -> object:
-    from tether.sim.scheduler import Scheduler
+class Locks(Protocol):
+    def is_locked(self, kind: str, key: str) -> bool: ...
 
-    return Scheduler.current() or asyncio.current_task()
+    def holder(self, kind: str, key: str) -> object | None: ...
+
+    async def acquire(self, kind: str, key: str, timeout: float | None = None) -> bool:
+        """Take the lock, waiting at most ``timeout`` seconds (forever if None); False if not taken."""
+
+    def try_acquire(self, kind: str, key: str) -> bool: ...
+
+    def release(self, kind: str, key: str) -> None: ...
+
+    def hold(self, kind: str, key: str) -> AbstractAsyncContextManager[None]: ...
 
 
-class LockTable:
-    def __init__(self, runtime: Runtime) -> None:
-        self._rt = runtime
+class Signals(Protocol):
+    """What the locks need of the kernel: time, who is running, and waiting for a signal."""
+
+    def now(self) -> float: ...
+
+    def owner(self) -> object: ...
+
+    async def wait(self, key: Hashable, timeout: float | None, point: str = "wait", *, guard: bool = False) -> bool:
+        ...
+
+    def notify(self, key: Hashable) -> None: ...
+
+
+class MemoryLocks:
+    def __init__(self, signals: Signals) -> None:
+        self._signals = signals
         self._held: dict[tuple[str, str], object] = {}
         self._by_owner: dict[object, list[tuple[str, str]]] = {}
 
@@ -43,8 +65,8 @@ class LockTable:
         return (kind, key) in self._held
 
     async def acquire(self, kind: str, key: str, timeout: float | None = None) -> bool:
-        """Take the lock, waiting at most ``timeout`` seconds (forever if None); False if not taken."""
-        owner = _owner()
+        signals = self._signals
+        owner = signals.owner()
         mine = self._by_owner.get(owner, [])
         rank = ORDER.index(kind)
         for held_kind, _ in mine:
@@ -53,12 +75,12 @@ class LockTable:
         slot = (kind, key)
         if self._held.get(slot) is owner:
             raise LockOrderViolation(f"{kind} lock {key} is not re-entrant")
-        deadline = None if timeout is None else self._rt.now() + timeout
+        deadline = None if timeout is None else signals.now() + timeout
         while slot in self._held:
-            remaining = None if deadline is None else deadline - self._rt.now()
+            remaining = None if deadline is None else deadline - signals.now()
             if remaining is not None and remaining <= 0:
                 return False
-            await self._rt.wait(("lock", kind, key), remaining, point=f"lock.wait.{kind}", guard=True)
+            await signals.wait(("lock", kind, key), remaining, point=f"lock.wait.{kind}", guard=True)
         self._held[slot] = owner
         self._by_owner.setdefault(owner, []).append(slot)
         return True
@@ -67,14 +89,14 @@ class LockTable:
         slot = (kind, key)
         if slot in self._held:
             return False
-        owner = _owner()
+        owner = self._signals.owner()
         self._held[slot] = owner
         self._by_owner.setdefault(owner, []).append(slot)
         return True
 
     def release(self, kind: str, key: str) -> None:
         slot = (kind, key)
-        if slot in self._held and self._held[slot] is not _owner():
+        if slot in self._held and self._held[slot] is not self._signals.owner():
             raise LockOrderViolation(f"{kind} lock {key} released by an actor that does not hold it")
         owner = self._held.pop(slot, None)
         if owner is not None:
@@ -83,7 +105,7 @@ class LockTable:
                 slots.remove(slot)
             if not slots:
                 self._by_owner.pop(owner, None)
-        self._rt.notify(("lock", kind, key))
+        self._signals.notify(("lock", kind, key))
 
     @asynccontextmanager
     async def hold(self, kind: str, key: str) -> AsyncIterator[None]:

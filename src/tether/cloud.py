@@ -1,4 +1,4 @@
-"""One incarnation of the control plane: every service, wired together.
+"""One incarnation of the control plane: every service, wired together in this one place.
 
 A ``World`` is what survives a crash: the database and the hardware (the
 hypervisor's guests, the bare-metal machines). A ``Cloud`` is the control
@@ -16,13 +16,14 @@ from argon2 import PasswordHasher, profiles
 from tether.domain.compute import GuestInterface
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
+from tether.emulation import Emulation, emulate
+from tether.runtime.runtime import Runtime
 from tether.services.baremetal import BaremetalService
 from tether.services.compute import ComputeService
 from tether.services.context import RequestContext
 from tether.services.identity.service import IdentityService
 from tether.services.image import ImageService
 from tether.services.network import NetworkService
-from tether.sim.runtime import Runtime
 from tether.store.database import Database, Store
 
 
@@ -47,15 +48,18 @@ class Cloud:
         self.rt = runtime
         self.rng = rng or random.Random()
         self.store = Store(world.database, runtime)
+        # Upstream's steps in place of Tether's, where an emulated bug is on: chosen once, here.
+        self.emulation: Emulation = emulate(runtime.bugs.names)
         # Scenarios and the explorer build many clouds; argon2's defaults cost ~0.3 s a hash.
         hasher = PasswordHasher.from_parameters(profiles.CHEAPEST) if fast_passwords else None
         self.identity = IdentityService(self.store, runtime, self.rng, password_hasher=hasher)
         self.image = ImageService(self.store, runtime, self.rng)
         self.network = NetworkService(self.store, runtime, self.rng, notify=self._deliver_events)
-        self.baremetal = BaremetalService(self.store, runtime, self.rng, self.network, world.hardware)
+        self.baremetal = BaremetalService(self.store, runtime, self.rng, self.network, world.hardware,
+                                          steps=self.emulation.baremetal)
         self.compute = ComputeService(
             self.store, runtime, self.rng, network=self.network, baremetal=self.baremetal,
-            image=self.image, hypervisor=world.hypervisor, **compute_options)
+            image=self.image, hypervisor=world.hypervisor, steps=self.emulation.compute, **compute_options)
         self.baremetal.on_instance_released = self._instance_released
         # The hardware outlives incarnations; it reports to whichever one is alive now.
         world.hypervisor.on_plug = self._device_plugged

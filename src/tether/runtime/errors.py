@@ -1,4 +1,4 @@
-"""Errors raised by the simulation machinery itself, not by any service."""
+"""Errors raised by the kernel itself, not by any service."""
 
 from __future__ import annotations
 
@@ -21,10 +21,6 @@ class InjectedFault(Exception):
     def __init__(self, point: str) -> None:
         super().__init__(f"Injected fault at {point}")
         self.point = point
-
-
-class Deadlock(RuntimeError):
-    """Every operation is waiting for something no other operation will give."""
 
 
 class CheckpointInTransaction(RuntimeError):

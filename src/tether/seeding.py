@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tether.cloud import Cloud
 from tether.domain import baremetal_states as bms
-from tether.services.cloud import Cloud
 from tether.services.context import RequestContext
 
 ADMIN_ROLES = frozenset({"admin", "member", "reader"})

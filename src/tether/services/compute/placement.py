@@ -1,0 +1,63 @@
+"""Choosing where an instance runs, and claiming it: a hypervisor with room, or a free node."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tether.domain.compute import Flavor, Instance
+from tether.domain.errors import compute as ce
+from tether.domain.placement import Usage, choose_hypervisor
+from tether.runtime.runtime import Runtime
+from tether.store import repos
+from tether.store.database import Store
+
+if TYPE_CHECKING:
+    from tether.services.baremetal import BaremetalService
+
+# What nova's ironic driver reports as the host of every bare-metal instance.
+BAREMETAL_HOST = "ironic"
+
+
+class Placement:
+    def __init__(self, store: Store, rt: Runtime, baremetal: BaremetalService) -> None:
+        self.store = store
+        self.rt = rt
+        self.baremetal = baremetal
+
+    async def claim(self, instance: Instance, flavor: Flavor) -> Instance:
+        if flavor.is_baremetal:
+            return await self.claim_node(instance, flavor)
+        return await self.claim_hypervisor(instance, flavor)
+
+    async def claim_hypervisor(self, instance: Instance, flavor: Flavor) -> Instance:
+        async with self.store.begin() as conn:
+            hypervisors = await repos.hypervisors.find(conn, order_by=("hostname",))
+            flavors = {known.id: known for known in await repos.flavors.find(conn)}
+            # Counted by the database: reading every live instance would cost each build O(instances).
+            placed = await repos.instances.tally(conn, ("host", "flavor_id"), deleted=False, is_baremetal=False)
+            usage: dict[str, Usage] = {}
+            for host, flavor_id, count in placed:
+                if host == instance.host and flavor_id == instance.flavor_id:
+                    count -= 1  # not a neighbour of itself
+                other_flavor = flavors.get(flavor_id)
+                if host and other_flavor is not None and count > 0:
+                    usage[host] = usage.get(host, Usage()).plus(other_flavor, count)
+            chosen = choose_hypervisor(hypervisors, usage, flavor)
+            if chosen is None:
+                raise ce.NoValidHost(reason="There are not enough hosts available.")
+            await repos.instances.update(conn, instance.uuid, host=chosen.hostname, node=chosen.hostname,
+                                         updated_at=self.rt.now())
+        self.rt.note(f"{instance.name} scheduled to hypervisor {chosen.hostname}")
+        instance.host = instance.node = chosen.hostname
+        return instance
+
+    async def claim_node(self, instance: Instance, flavor: Flavor) -> Instance:
+        for node in await self.baremetal.find_free_nodes(flavor.resource_class or ""):
+            if await self.baremetal.claim_node(node.uuid, instance.uuid, {"image_source": instance.image_id}):
+                async with self.store.begin() as conn:
+                    await repos.instances.update(conn, instance.uuid, host=BAREMETAL_HOST, node=node.uuid,
+                                                 updated_at=self.rt.now())
+                self.rt.note(f"{instance.name} scheduled to node {node.name or node.uuid}")
+                instance.host, instance.node = BAREMETAL_HOST, node.uuid
+                return instance
+        raise ce.NoValidHost(reason=f"No available node of resource class {flavor.resource_class}.")
