@@ -22,6 +22,7 @@ from tether.domain import compute_states as vm
 from tether.domain.compute import Instance
 from tether.domain.errors import TetherError
 from tether.domain.errors import compute as ce
+from tether.domain.events import GuestDevicePlugged
 from tether.domain.ids import new_uuid
 from tether.domain.invariants import check_all
 from tether.domain.network import CREATED_BY_COMPUTE, Port
@@ -184,14 +185,7 @@ async def lab(database) -> Any:
     await scheduler.run()
     assert actor.error is None, actor.error
     made: Lab = actor.result
-    agent = world.hypervisor.on_plug
-
-    def watch(interface: Any) -> None:
-        made.plugged.append(interface.port_id)
-        if agent is not None:
-            agent(interface)
-
-    world.hypervisor.on_plug = watch
+    cloud.bus.subscribe(GuestDevicePlugged, lambda plugged: made.plugged.append(plugged.port_id))
     yield made
     violations = check_all(await made.run(collect(cloud)))
     assert violations == [], [v.evidence for v in violations]

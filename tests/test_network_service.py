@@ -34,12 +34,14 @@ from tether.domain.errors.network import (
     SubnetNotFound,
     UnrecognizedAttribute,
 )
+from tether.domain.events import ComputeNotified, NetworkChanged, VifDeleted, VifPlugged, VifUnplugged
 from tether.domain.network import ACTIVE, CREATED_BY_COMPUTE, DOWN, Network, Port, Subnet
+from tether.runtime.bus import MessageBus
 from tether.runtime.errors import InjectedFault
 from tether.runtime.faults import FaultPlan
 from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
-from tether.services.network import NETWORK_CHANGED, VIF_DELETED, VIF_PLUGGED, VIF_UNPLUGGED, NetworkService
+from tether.services.network import NetworkService
 from tether.store import repos
 from tether.store.database import Store
 
@@ -87,11 +89,18 @@ def server_uuid() -> str:
     return str(uuid.uuid4())
 
 
+def compute_ear(events: list[dict[str, str]]) -> MessageBus:
+    """A bus on which what compute is told lands in ``events``, as nova's API bodies."""
+    bus = MessageBus()
+    bus.subscribe(ComputeNotified, lambda sent: events.extend(event.as_body() for event in sent.events))
+    return bus
+
+
 @pytest.fixture
 async def env(database) -> Env:
     runtime = Runtime()
     events: list[dict[str, str]] = []
-    service = NetworkService(Store(database, runtime), runtime, random.Random(1234), notify=events.extend)
+    service = NetworkService(Store(database, runtime), runtime, random.Random(1234), bus=compute_ear(events))
     return Env(service, events, runtime)
 
 
@@ -467,7 +476,7 @@ async def test_deleting_a_compute_port_tells_compute(env: Env) -> None:
     device = server_uuid()
     port = await env.compute_port(network, device_id=device)
     await env.net.delete_port(ADMIN, port.id)
-    assert env.events == [{"server_uuid": device, "name": VIF_DELETED, "tag": port.id}]
+    assert env.events == [{"server_uuid": device, "name": VifDeleted.name, "tag": port.id}]
     assert await env.net.find_port(port.id) is None
     assert await env.count("ip_allocations") == 0
 
@@ -488,7 +497,7 @@ async def test_ports_not_owned_by_compute_produce_no_events(env: Env) -> None:
 async def test_notify_comes_after_the_commit_and_the_checkpoint(database) -> None:
     runtime = Runtime(faults=FaultPlan.parse(["network.port_delete.before_notify=error*1"]))
     events: list[dict[str, str]] = []
-    service = NetworkService(Store(database, runtime), runtime, random.Random(5), notify=events.extend)
+    service = NetworkService(Store(database, runtime), runtime, random.Random(5), bus=compute_ear(events))
     env = Env(service, events, runtime)
     network = await env.network()
     port = await env.compute_port(network)
@@ -504,11 +513,11 @@ async def test_an_update_tells_compute_network_changed(env: Env) -> None:
     port = await env.compute_port(network, device_id=first)
     await env.net.update_port(ADMIN, port.id, name="same name")
     await env.net.update_port(ADMIN, port.id, name="same name")  # no change, no event
-    assert env.events == [{"server_uuid": first, "name": NETWORK_CHANGED, "tag": port.id}]
+    assert env.events == [{"server_uuid": first, "name": NetworkChanged.name, "tag": port.id}]
     env.events.clear()
     await env.net.update_port(ADMIN, port.id, device_id=second)
     assert sorted(e["server_uuid"] for e in env.events) == sorted([first, second])
-    assert {e["name"] for e in env.events} == {NETWORK_CHANGED}
+    assert {e["name"] for e in env.events} == {NetworkChanged.name}
 
 
 async def test_the_agent_reports_plugged_and_unplugged(env: Env) -> None:
@@ -520,8 +529,8 @@ async def test_the_agent_reports_plugged_and_unplugged(env: Env) -> None:
     await env.net.port_unplugged(port.id)
     assert (await env.net.find_port(port.id)).status == DOWN  # type: ignore[union-attr]
     assert env.events == [
-        {"server_uuid": device, "name": VIF_PLUGGED, "tag": port.id, "status": "completed"},
-        {"server_uuid": device, "name": VIF_UNPLUGGED, "tag": port.id, "status": "completed"},
+        {"server_uuid": device, "name": VifPlugged.name, "tag": port.id, "status": "completed"},
+        {"server_uuid": device, "name": VifUnplugged.name, "tag": port.id, "status": "completed"},
     ]
 
 
@@ -548,10 +557,12 @@ async def test_port_plugged_after_the_port_was_deleted_does_nothing(env: Env) ->
 async def test_a_failing_receiver_does_not_undo_the_change(database) -> None:
     runtime = Runtime()
 
-    def broken(_events: list[dict[str, str]]) -> None:
+    def broken(_sent: ComputeNotified) -> None:
         raise RuntimeError("compute is down")
 
-    service = NetworkService(Store(database, runtime), runtime, random.Random(3), notify=broken)
+    bus = MessageBus()
+    bus.subscribe(ComputeNotified, broken)
+    service = NetworkService(Store(database, runtime), runtime, random.Random(3), bus=bus)
     env = Env(service, [], runtime)
     port = await env.compute_port(await env.network())
     await service.delete_port(ADMIN, port.id)

@@ -13,10 +13,11 @@ from typing import Any
 
 from argon2 import PasswordHasher, profiles
 
-from tether.domain.compute import GuestInterface
+from tether.domain.events import ComputeNotified, GuestDevicePlugged, GuestDeviceUnplugged, InstanceReleased
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.emulation import Emulation, emulate
+from tether.runtime.bus import MessageBus
 from tether.runtime.runtime import Runtime
 from tether.services.baremetal import BaremetalService
 from tether.services.compute import ComputeService
@@ -47,45 +48,46 @@ class Cloud:
         self.world = world
         self.rt = runtime
         self.rng = rng or random.Random()
-        self.store = Store(world.database, runtime)
+        self.bus = MessageBus()
+        self.store = Store(world.database, runtime, self.bus)
         # Upstream's steps in place of Tether's, where an emulated bug is on: chosen once, here.
         self.emulation: Emulation = emulate(runtime.bugs.names)
         # Scenarios and the explorer build many clouds; argon2's defaults cost ~0.3 s a hash.
         hasher = PasswordHasher.from_parameters(profiles.CHEAPEST) if fast_passwords else None
         self.identity = IdentityService(self.store, runtime, self.rng, password_hasher=hasher)
         self.image = ImageService(self.store, runtime, self.rng)
-        self.network = NetworkService(self.store, runtime, self.rng, notify=self._deliver_events)
+        self.network = NetworkService(self.store, runtime, self.rng, bus=self.bus)
         self.baremetal = BaremetalService(self.store, runtime, self.rng, self.network, world.hardware,
-                                          steps=self.emulation.baremetal)
+                                          steps=self.emulation.baremetal, bus=self.bus)
         self.compute = ComputeService(
             self.store, runtime, self.rng, network=self.network, baremetal=self.baremetal,
             image=self.image, hypervisor=world.hypervisor, steps=self.emulation.compute, **compute_options)
-        self.baremetal.on_instance_released = self._instance_released
+        self._subscribe()
         # The hardware outlives incarnations; it reports to whichever one is alive now.
-        world.hypervisor.on_plug = self._device_plugged
-        world.hypervisor.on_unplug = self._device_unplugged
+        world.hypervisor.report_to(self.bus.publish)
 
-    def _deliver_events(self, events: list[dict[str, Any]]) -> None:
+    def _subscribe(self) -> None:
+        """Every reaction of one service to another's news, in this one place."""
+        self.bus.subscribe(ComputeNotified, self._notify_compute)
+        self.bus.subscribe(InstanceReleased, lambda released: self.rt.spawn(
+            self.compute.node_released(released.instance_uuid, released.node_uuid),
+            name=f"compute.node_released:{released.instance_uuid[:8]}"))
+        self.bus.subscribe(GuestDevicePlugged, lambda plugged: self.rt.spawn(
+            self.network.port_plugged(plugged.port_id), name=f"agent.plugged:{plugged.port_id[:8]}"))
+        self.bus.subscribe(GuestDeviceUnplugged, lambda unplugged: self.rt.spawn(
+            self.network.port_unplugged(unplugged.port_id), name=f"agent.unplugged:{unplugged.port_id[:8]}"))
+
+    def _notify_compute(self, notified: ComputeNotified) -> None:
         # The same path as POST /os-server-external-events, as neutron's notifier uses it.
         # Named by what it carries: deliveries about different ports do not share a name (and
         # its counter), so the race explorer does not see them as ordered by it.
-        first = events[0]
-        about = f"{first.get('name', '')}:{str(first.get('tag', ''))[:8]}"
-        if len(events) > 1:
-            about += f"+{len(events) - 1}"
-        self.rt.spawn(self.compute.external_events(RequestContext.internal(), events),
+        first = notified.events[0]
+        about = f"{first.name}:{first.port_id[:8]}"
+        if len(notified.events) > 1:
+            about += f"+{len(notified.events) - 1}"
+        bodies = [event.as_body() for event in notified.events]
+        self.rt.spawn(self.compute.external_events(RequestContext.internal(), bodies),
                       name=f"network.notify_compute:{about}")
-
-    def _instance_released(self, instance_uuid: str, node_uuid: str) -> None:
-        self.rt.spawn(self.compute.node_released(instance_uuid, node_uuid),
-                      name=f"compute.node_released:{instance_uuid[:8]}")
-
-    def _device_plugged(self, interface: GuestInterface) -> None:
-        self.rt.spawn(self.network.port_plugged(interface.port_id), name=f"agent.plugged:{interface.port_id[:8]}")
-
-    def _device_unplugged(self, interface: GuestInterface) -> None:
-        self.rt.spawn(self.network.port_unplugged(interface.port_id),
-                      name=f"agent.unplugged:{interface.port_id[:8]}")
 
     async def recover(self) -> None:
         """Resume or roll back whatever a previous incarnation left unfinished (rule 5)."""

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tether.domain.compute import GuestInterface
+from tether.domain.events import GuestDevicePlugged, GuestDeviceUnplugged
 from tether.drivers.journal import Journal
 
 
@@ -29,10 +30,13 @@ class FakeHypervisor:
         self._journal = Journal(path) if path is not None else None
         self._interfaces: dict[tuple[str, str, str], GuestInterface] = {}
         self._domains: set[tuple[str, str]] = set()
-        # Called with each newly plugged or unplugged interface: the L2 agent's view.
-        self.on_plug: Callable[[GuestInterface], None] | None = None
-        self.on_unplug: Callable[[GuestInterface], None] | None = None
+        self._report: Callable[[object], None] | None = None
         self._load()
+
+    def report_to(self, report: Callable[[object], None] | None) -> None:
+        """Where each newly plugged or unplugged interface is reported (the L2 agent's view):
+        the hardware outlives control planes, and tells whichever one is alive now."""
+        self._report = report
 
     # -- domains --------------------------------------------------------------
 
@@ -48,9 +52,9 @@ class FakeHypervisor:
             self._record(_interface_key(interface), None)
         self._domains.discard((host, instance_uuid))
         self._record(_domain_key(host, instance_uuid), None)
-        if self.on_unplug is not None:
+        if self._report is not None:
             for interface in gone:
-                self.on_unplug(interface)
+                self._report(GuestDeviceUnplugged(interface.port_id))
         return gone
 
     def has_domain(self, host: str, instance_uuid: str) -> bool:
@@ -68,8 +72,8 @@ class FakeHypervisor:
         interface = GuestInterface(host, instance_uuid, device_name(port_id), mac, port_id)
         self._interfaces[key] = interface
         self._record(_interface_key(interface), asdict(interface))
-        if self.on_plug is not None:
-            self.on_plug(interface)
+        if self._report is not None:
+            self._report(GuestDevicePlugged(interface.port_id))
         return interface
 
     def unplug(self, host: str, instance_uuid: str, port_id: str) -> bool:
@@ -77,8 +81,8 @@ class FakeHypervisor:
         if interface is None:
             return False
         self._record(_interface_key(interface), None)
-        if self.on_unplug is not None:
-            self.on_unplug(interface)
+        if self._report is not None:
+            self._report(GuestDeviceUnplugged(interface.port_id))
         return True
 
     def interfaces(

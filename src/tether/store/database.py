@@ -15,16 +15,19 @@ import asyncio
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import Dialect, make_url
+from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool, StaticPool
 
+from tether.runtime.bus import MessageBus
 from tether.runtime.runtime import Runtime
 from tether.runtime.transactions import in_transaction
+from tether.store.connection import StoreConnection
 from tether.store.tables import metadata, schema_version
+from tether.store.unit_of_work import UnitOfWork, UnitOfWorkScope
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -175,22 +178,6 @@ class _InlineTransaction:
         self._database._write_lock.release()  # type: ignore[union-attr]
 
 
-class StoreConnection(Protocol):
-    """What a transaction offers: Core statements, and text the repositories rendered (``statements``)."""
-
-    dialect: Dialect
-
-    async def execute(self, statement: Any, parameters: Any = None) -> Any: ...
-
-    async def run_sync(self, fn: Any, *args: Any, **kwargs: Any) -> Any: ...
-
-    async def fetch(self, sql: str, parameters: tuple[Any, ...]) -> list[tuple[Any, ...]]: ...
-
-    async def write(self, sql: str, parameters: tuple[Any, ...]) -> int: ...
-
-    async def write_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None: ...
-
-
 class InlineConnection:
     """A SQLite transaction, run inline; rendered text goes straight to the sqlite3 connection.
 
@@ -279,12 +266,15 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 class Store:
-    """The database as one incarnation sees it: dead incarnations cannot write."""
+    """The database as one incarnation sees it: dead incarnations cannot write, and what a unit of
+    work emits is published on the incarnation's bus once it commits."""
 
-    def __init__(self, database: Database, runtime: Runtime) -> None:
+    def __init__(self, database: Database, runtime: Runtime, bus: MessageBus | None = None) -> None:
         self.database = database
         self.rt = runtime
+        self.bus = bus
 
-    def begin(self) -> AbstractAsyncContextManager[StoreConnection]:
+    def begin(self) -> AbstractAsyncContextManager[UnitOfWork]:
+        """One unit of work: committed when the block ends, rolled back when it raises."""
         self.rt.ensure_alive()
-        return self.database.begin()
+        return UnitOfWorkScope(self.database.begin(), self.bus)

@@ -15,7 +15,7 @@ from tether.store.repository import Repository
 from tether.store.tables import intents
 
 if TYPE_CHECKING:
-    from tether.store.database import StoreConnection
+    from tether.store.connection import StoreConnection
 
 
 @dataclass(frozen=True)

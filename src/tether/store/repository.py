@@ -11,7 +11,7 @@ from sqlalchemy import Table
 from tether.store.statements import EQ, Prepared, Renderer, filter_shape
 
 if TYPE_CHECKING:
-    from tether.store.database import StoreConnection
+    from tether.store.connection import StoreConnection
 
 T = TypeVar("T")
 

@@ -16,6 +16,7 @@ from tether.domain.errors import baremetal as be
 from tether.domain.ids import is_uuid_like
 from tether.domain.state_machine import IllegalTransition
 from tether.drivers.hardware import FakeHardware
+from tether.runtime.bus import MessageBus
 from tether.runtime.runtime import Runtime
 from tether.services.baremetal.steps import BaremetalSteps
 from tether.services.base import Service
@@ -53,6 +54,7 @@ class BaremetalBase(Service):
         *,
         host: str | None = None,
         steps: BaremetalSteps | None = None,
+        bus: MessageBus | None = None,
     ) -> None:
         super().__init__(store, runtime, rng)
         self.steps = steps or BaremetalSteps()
@@ -62,8 +64,7 @@ class BaremetalBase(Service):
         self.host = host or socket.gethostname()
         # node uuid -> the token of the one conductor job working on it in this process.
         self._jobs: dict[str, object] = {}
-        # Told (instance uuid, node uuid) when a tear-down forgets a node's instance: compute's ear.
-        self.on_instance_released: Callable[[str, str], None] | None = None
+        self.bus = bus
 
     # -- access and lookup ----------------------------------------------------------
 

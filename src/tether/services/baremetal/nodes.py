@@ -16,6 +16,7 @@ from tether.domain.baremetal_states import (
     TRANSIENT_STATES,
 )
 from tether.domain.errors import baremetal as be
+from tether.domain.events import InstanceReleased
 from tether.domain.ids import new_uuid
 from tether.drivers.hardware import HardwareError
 from tether.services.baremetal import validation
@@ -191,8 +192,8 @@ class NodesMixin(ProvisioningMixin):
             self._jobs.pop(node.uuid, None)
             self.rt.note(f"node {node.uuid}: deleted in {node.provision_state}")
         self._notify(node.uuid)
-        if node.instance_uuid is not None and self.on_instance_released is not None:
-            self.on_instance_released(node.instance_uuid, node.uuid)
+        if node.instance_uuid is not None and self.bus is not None:
+            self.bus.publish(InstanceReleased(node.instance_uuid, node.uuid))
 
     async def set_maintenance(
         self, ctx: RequestContext, ident: str, on: bool, reason: str | None = None

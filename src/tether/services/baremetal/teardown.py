@@ -8,6 +8,7 @@ fails loudly into ``error`` rather than reach ``available`` with one left.
 from __future__ import annotations
 
 from tether.domain.baremetal_states import AVAILABLE, DELETING
+from tether.domain.events import InstanceReleased
 from tether.services.baremetal.base import NodeChanged, NodeHold
 from tether.services.baremetal.cleaning import CleaningMixin
 from tether.services.baremetal.vifs import VifsMixin
@@ -40,14 +41,14 @@ class TeardownMixin(CleaningMixin, VifsMixin):
             await hold.give()
 
     async def _forget_instance(self, uuid: str) -> None:
-        async with self.store.begin() as conn:
-            node = await repos.nodes.get(conn, uuid)
-            forgotten = await repos.nodes.update(
-                conn, uuid, expect={"provision_state": DELETING},
-                instance_uuid=None, instance_info={}, updated_at=self.now(),
+        async with self.store.begin() as uow:
+            node = await uow.nodes.get(uuid)
+            forgotten = await uow.nodes.update(
+                uuid, expect={"provision_state": DELETING}, instance_uuid=None, instance_info={},
+                updated_at=self.now(),
             )
+            if forgotten and node is not None and node.instance_uuid is not None:
+                uow.emit(InstanceReleased(node.instance_uuid, uuid))
         if not forgotten or node is None:
             raise NodeChanged(uuid)
         self._notify(uuid)
-        if node.instance_uuid is not None and self.on_instance_released is not None:
-            self.on_instance_released(node.instance_uuid, uuid)

@@ -7,6 +7,7 @@ effect).
 
 from __future__ import annotations
 
+from tether.domain.events import VifPlugged, VifUnplugged
 from tether.domain.network import ACTIVE, DOWN
 from tether.services.network import events, rows
 from tether.services.network.base import NetworkServiceBase
@@ -21,7 +22,7 @@ class AgentOperations(NetworkServiceBase):
             if port is None or not port.is_bound:
                 return
             await rows.update_port(conn, port, status=ACTIVE, updated_at=self.now())
-        event = events.event_for(port, events.VIF_PLUGGED, events.COMPLETED)
+        event = events.event_for(port, VifPlugged, events.COMPLETED)
         self._send([event] if event else [])
 
     async def port_unplugged(self, port_id: str) -> None:
@@ -31,5 +32,5 @@ class AgentOperations(NetworkServiceBase):
             if port is None:
                 return
             await rows.update_port(conn, port, status=DOWN, updated_at=self.now())
-        event = events.event_for(port, events.VIF_UNPLUGGED, events.COMPLETED)
+        event = events.event_for(port, VifUnplugged, events.COMPLETED)
         self._send([event] if event else [])

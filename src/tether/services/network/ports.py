@@ -11,6 +11,7 @@ from tether.domain.errors.network import (
     MacChangeOnBoundPort,
     PortNotFound,
 )
+from tether.domain.events import VifDeleted
 from tether.domain.ids import new_uuid
 from tether.domain.network import CREATED_BY_USER, CREATORS, DOWN, VNIC_TYPES, Port, vif_type_for
 from tether.services.context import RequestContext
@@ -198,7 +199,7 @@ class PortOperations(NetworkServiceBase):
             port = await self._visible_port(conn, ctx, port_id, lock="update")
             await rows.delete_port(conn, port.id)
         await self.rt.checkpoint("network.port_delete.before_notify")
-        self._send([e for e in [events.event_for(port, events.VIF_DELETED)] if e is not None])
+        self._send([e for e in [events.event_for(port, VifDeleted)] if e is not None])
 
     # -- helpers ------------------------------------------------------------------
 

@@ -12,8 +12,8 @@ from tether.services.network.subnets import SubnetOperations
 class NetworkService(
     NetworkOperations, SubnetOperations, PortOperations, BindingOperations, AgentOperations
 ):
-    """``NetworkService(store, runtime, rng, notify=None)``.
+    """``NetworkService(store, runtime, rng, bus=None)``.
 
-    ``notify`` receives lists of os-server-external-events events for compute,
-    synchronously, after the change they describe has committed.
+    What compute must hear of (os-server-external-events) is published on
+    ``bus`` as ``ComputeNotified``, after the change it describes has committed.
     """
