@@ -22,7 +22,7 @@ from tether.config import DEFAULT_DATA_DIR, DataDir
 from tether.domain.errors import identity as ie
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
-from tether.reconcile.runner import reconcile_forever
+from tether.reconcile.runner import ReconcileLoop
 from tether.runtime.bugs import Bugs
 from tether.runtime.errors import ControlPlaneCrash
 from tether.runtime.faults import FaultPlan
@@ -108,7 +108,9 @@ async def serve(options: ServeOptions) -> None:
     config = uvicorn.Config(app, host=options.host, port=options.port, log_level="warning", access_log=False,
                             lifespan="off")
     server = uvicorn.Server(config)
-    cloud.rt.spawn(reconcile_forever(cloud, options.reconcile_interval), name="reconcilers", daemon=True)
+    reconcilers = ReconcileLoop(cloud, resync_interval=options.reconcile_interval)
+    cloud.rt.spawn(reconcilers.work(), name="reconcilers", daemon=True)
+    cloud.rt.spawn(reconcilers.resync(), name="reconcilers.resync", daemon=True)
 
     started = server.startup
     async def announce(sockets: object = None) -> None:

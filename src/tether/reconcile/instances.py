@@ -8,6 +8,7 @@ from tether.reconcile.base import Reconciler
 
 class ZombieInterfaces(Reconciler):
     invariant = "zombie-interface"
+    kinds = ("instance",)
 
     async def mend(self, violation: Violation) -> bool:
         uuid = violation.resources.get("instance", "")

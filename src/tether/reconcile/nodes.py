@@ -11,6 +11,7 @@ from tether.services.context import RequestContext
 
 class StaleVifs(Reconciler):
     invariant = "stale-vif"
+    kinds = ("node",)
 
     async def mend(self, violation: Violation) -> bool:
         node_uuid, vif = violation.resources["node"], violation.resources["vif"]
@@ -32,6 +33,7 @@ class StaleVifs(Reconciler):
 
 class Associations(Reconciler):
     invariant = "association"
+    kinds = ("node", "instance")
 
     async def mend(self, violation: Violation) -> bool:
         node_uuid = violation.resources.get("node", "")

@@ -11,6 +11,7 @@ from tether.services.context import RequestContext
 
 class OrphanPorts(Reconciler):
     invariant = "orphan-port"
+    kinds = ("port",)
 
     async def mend(self, violation: Violation) -> bool:
         port_id = violation.resources["port"]
@@ -30,6 +31,7 @@ class OrphanPorts(Reconciler):
 
 class NicMacs(Reconciler):
     invariant = "mac-conflict"
+    kinds = ("port",)
 
     async def mend(self, violation: Violation) -> bool:
         port_id = violation.resources.get("port")

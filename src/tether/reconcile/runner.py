@@ -1,25 +1,26 @@
-"""Run every reconciler until nothing changes; periodically in a live cloud."""
+"""Running the reconcilers: a work queue fed by the bus and a slow, sliced resync (serve), or the
+keys of the violations a judge found (the scenario harness and the explorer)."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tether.audit.local import collect
+from tether.domain.events import ComputeNotified, GuestDevicePlugged, GuestDeviceUnplugged, InstanceReleased
 from tether.domain.invariants import Violation
-from tether.reconcile.base import Reconciler
-from tether.reconcile.instances import ZombieInterfaces
-from tether.reconcile.nodes import Associations, StaleVifs
-from tether.reconcile.ports import NicMacs, OrphanPorts
-from tether.reconcile.transients import StuckTransients
+from tether.reconcile.controller import Controller
+from tether.reconcile.queue import Key, WorkQueue
+from tether.store import repos
 
 if TYPE_CHECKING:
     from tether.cloud import Cloud
 
-# Ownership first (who runs where), then what hangs off it.
-RECONCILERS: tuple[type[Reconciler], ...] = (
-    StuckTransients, Associations, StaleVifs, ZombieInterfaces, OrphanPorts, NicMacs,
-)
+log = logging.getLogger(__name__)
+
+# What a resync tick reads of each kind: the whole system comes by in slices, never at once.
+RESYNC_SLICE = 100
+KINDS = (("instance", repos.instances), ("node", repos.nodes), ("port", repos.ports))
 
 
 @dataclass
@@ -28,40 +29,77 @@ class Pass:
     failed: list[tuple[Violation, str]] = field(default_factory=list)
 
 
-async def reconcile_once(cloud: Cloud) -> Pass:
+async def mend(cloud: Cloud, violations: list[Violation]) -> Pass:
+    """Reconcile the keys of ``violations``, each once, in the reconcilers' order."""
+    controller = Controller(cloud)
+    order = {reconciler.invariant: rank for rank, reconciler in enumerate(controller.reconcilers)}
+    keys: dict[Key, Violation] = {}
+    for violation in sorted(violations, key=lambda v: order.get(v.invariant, len(order))):
+        for key in controller.keys_of(violation):
+            keys.setdefault(key, violation)
     result = Pass()
-    for reconciler_type in RECONCILERS:
-        reconciler = reconciler_type(cloud)
-        if not reconciler.enabled():
-            continue
-        for violation in reconciler.violations(await collect(cloud)):
-            try:
-                if await reconciler.mend(violation):
-                    cloud.rt.note(f"reconciler mended {violation.invariant}: {violation.evidence}")
-                    result.mended.append(violation)
-            except Exception as error:  # one bad key must not stop the others
-                result.failed.append((violation, str(error)))
+    for key, violation in keys.items():
+        try:
+            result.mended += (await controller.reconcile(key)).mended
+        except Exception as error:  # one bad key must not stop the others
+            result.failed.append((violation, str(error)))
+    await cloud.rt.drain()
     return result
 
 
-async def reconcile_until_settled(cloud: Cloud, max_passes: int = 10) -> list[Violation]:
-    """Every violation the reconcilers mended, pass after pass, until a pass changes nothing."""
-    mended: list[Violation] = []
-    for _ in range(max_passes):
-        result = await reconcile_once(cloud)
-        mended.extend(result.mended)
-        if not result.mended:
-            break
-        await settle(cloud)
-    return mended
+class ReconcileLoop:
+    """`tether serve`'s reconcilers: keys from the bus and from a sliced resync, one at a time."""
 
+    def __init__(self, cloud: Cloud, *, resync_interval: float) -> None:
+        self.cloud = cloud
+        self.controller = Controller(cloud)
+        self.queue = WorkQueue(cloud.rt)
+        self.resync_interval = resync_interval
+        self._cursors: dict[str, str] = {}
+        bus = cloud.bus
+        bus.subscribe(ComputeNotified, self._notified)
+        bus.subscribe(InstanceReleased, lambda released: (
+            self.queue.add(Key("instance", released.instance_uuid)), self.queue.add(Key("node", released.node_uuid))))
+        bus.subscribe(GuestDevicePlugged, lambda plugged: self.queue.add(Key("port", plugged.port_id)))
+        bus.subscribe(GuestDeviceUnplugged, lambda unplugged: self.queue.add(Key("port", unplugged.port_id)))
 
-async def settle(cloud: Cloud) -> None:
-    """Let spawned work (events, conductor jobs) finish, where the executor runs it by itself."""
-    await cloud.rt.drain()
+    def _notified(self, notified: ComputeNotified) -> None:
+        for event in notified.events:
+            self.queue.add(Key("instance", event.server_uuid))
+            self.queue.add(Key("port", event.port_id))
 
+    async def work(self) -> None:
+        while self.cloud.rt.alive:
+            await self.turn(await self.queue.get())
 
-async def reconcile_forever(cloud: Cloud, interval: float) -> None:
-    while cloud.rt.alive:
-        await reconcile_once(cloud)
-        await cloud.rt.sleep(interval)
+    async def turn(self, key: Key) -> None:
+        """One queue turn: reconcile ``key`` and decide when to look at it again."""
+        try:
+            outcome = await self.controller.reconcile(key)
+        except Exception:
+            # Logged and retried with back-off, never dropped.
+            log.exception("reconciling %s failed", key)
+            self.queue.add_rate_limited(key)
+        else:
+            if outcome.unsettled:
+                self.queue.add_rate_limited(key)
+            else:
+                self.queue.forget(key)
+                if outcome.requeue_after is not None:
+                    self.queue.add_after(key, outcome.requeue_after)
+        finally:
+            self.queue.done(key)
+
+    async def resync(self) -> None:
+        while self.cloud.rt.alive:
+            await self.resync_slice()
+            await self.cloud.rt.sleep(self.resync_interval)
+
+    async def resync_slice(self) -> None:
+        """The next ``RESYNC_SLICE`` keys of each kind, from where the last slice stopped."""
+        async with self.cloud.store.begin() as uow:
+            for kind, repository in KINDS:
+                ids = await repository.keys_after(uow, self._cursors.get(kind, ""), RESYNC_SLICE)
+                self._cursors[kind] = ids[-1] if len(ids) == RESYNC_SLICE else ""
+                for ident in ids:
+                    self.queue.add(Key(kind, ident))

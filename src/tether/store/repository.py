@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from sqlalchemy import Table
+from sqlalchemy import Table, select
 
 from tether.store.statements import EQ, Prepared, Renderer, filter_shape
 
@@ -147,3 +147,11 @@ class Repository(Generic[T]):
         shape, values = filter_shape(filters)
         prepared = self._prepared(conn, ("delete", shape), lambda r: r.delete(shape))
         return await conn.write(prepared.sql, prepared.parameters(values))
+
+    async def keys_after(self, conn: StoreConnection, after: Any, limit: int) -> list[Any]:
+        """Up to ``limit`` keys greater than ``after``, in order: a table read a slice at a time."""
+        if self.key is None:
+            raise TypeError(f"{self.table.name} has a composite key")
+        column = self.table.c[self.key]
+        statement = select(column).where(column > after).order_by(column).limit(limit)
+        return [row[0] for row in await conn.execute(statement)]

@@ -59,6 +59,9 @@ class Bound(Generic[T]):
     async def delete_where(self, **filters: Any) -> int:
         return await self._repo.delete_where(self._conn, **filters)
 
+    async def keys_after(self, after: Any, limit: int) -> list[Any]:
+        return await self._repo.keys_after(self._conn, after, limit)
+
 
 class UnitOfWork:
     """A transaction. It is a ``StoreConnection`` itself, so the repositories take it as one;

@@ -23,7 +23,7 @@ from tether.cloud import Cloud, World
 from tether.domain.invariants import Violation, check_all, transient_leftovers
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
-from tether.reconcile.runner import reconcile_once
+from tether.reconcile.runner import mend
 from tether.runtime.bugs import Bugs
 from tether.runtime.clock import VirtualClock
 from tether.runtime.faults import FaultPlan
@@ -208,7 +208,8 @@ class ScenarioRun:
     async def _reconcile(self) -> list[Violation]:
         mended: list[Violation] = []
         for _ in range(MAX_RECONCILE_PASSES):
-            result = await self._value(reconcile_once(self.cloud))
+            found = check_all(await self._value(collect(self.cloud)))
+            result = await self._value(mend(self.cloud, found))
             self.errors += [f"reconciler on {v.invariant}: {why}" for v, why in result.failed]
             mended += result.mended
             if not result.mended:
