@@ -23,12 +23,10 @@ from sqlalchemy.engine import Dialect, make_url
 from sqlalchemy.pool import NullPool, StaticPool
 
 from tether.sim.runtime import Runtime, in_transaction
-from tether.store.tables import metadata, schema_version
+from tether.store.upgrade import SchemaChange, upgrade_schema
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
-
-SCHEMA_VERSION = 1
 
 
 class DatabaseUrlError(ValueError):
@@ -86,12 +84,13 @@ class Database:
                 poolclass=None if pool_size else NullPool,
             )
 
-    async def create_schema(self) -> None:
+    async def create_schema(self) -> SchemaChange:
+        """Create the schema in an empty database, or upgrade it to this code's; say which it did.
+
+        Raises ``SchemaError`` for a database this Tether cannot open (one a newer Tether upgraded).
+        """
         async with self.begin() as conn:
-            await conn.run_sync(metadata.create_all)
-            present = (await conn.execute(schema_version.select())).first()
-            if present is None:
-                await conn.execute(schema_version.insert().values(version=SCHEMA_VERSION))
+            return await conn.run_sync(upgrade_schema)  # type: ignore[no-any-return]
 
     async def dispose(self) -> None:
         if self._sqlite is not None:
