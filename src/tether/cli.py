@@ -178,6 +178,7 @@ def serve(
     from tether.sim.bugs import Bugs, UnknownBug
     from tether.sim.faults import FaultPlan, FaultRuleError
     from tether.store.database import DatabaseUrlError, async_url
+    from tether.store.upgrade import SchemaError
 
     try:
         FaultPlan.parse(fault or [])
@@ -186,10 +187,13 @@ def serve(
             async_url(db)
     except (FaultRuleError, UnknownBug, DatabaseUrlError) as error:
         raise typer.BadParameter(str(error)) from None
-    run(ServeOptions(host=host, port=port, data_dir=data_dir.expanduser(), db=db, faults=fault or [],
-                     bugs=emulate_bug or [], deploy_seconds=deploy_seconds, clean_seconds=clean_seconds,
-                     reconcile_interval=reconcile_interval,
-                     admin_password=admin_password, demo_password=demo_password))
+    try:
+        run(ServeOptions(host=host, port=port, data_dir=data_dir.expanduser(), db=db, faults=fault or [],
+                         bugs=emulate_bug or [], deploy_seconds=deploy_seconds, clean_seconds=clean_seconds,
+                         reconcile_interval=reconcile_interval,
+                         admin_password=admin_password, demo_password=demo_password))
+    except SchemaError as error:
+        _fail(error)
 
 
 @app.command()
@@ -229,7 +233,9 @@ def _store_errors() -> tuple[type[BaseException], ...]:
     import asyncpg
     from sqlalchemy.exc import SQLAlchemyError
 
-    return (OSError, SQLAlchemyError, asyncpg.PostgresError)
+    from tether.store.upgrade import SchemaError
+
+    return (OSError, SQLAlchemyError, asyncpg.PostgresError, SchemaError)
 
 
 def _fail(error: BaseException) -> NoReturn:
