@@ -178,7 +178,6 @@ def serve(
     from tether.sim.bugs import Bugs, UnknownBug
     from tether.sim.faults import FaultPlan, FaultRuleError
     from tether.store.database import DatabaseUrlError, async_url
-    from tether.store.upgrade import SchemaError
 
     try:
         FaultPlan.parse(fault or [])
@@ -192,7 +191,7 @@ def serve(
                          bugs=emulate_bug or [], deploy_seconds=deploy_seconds, clean_seconds=clean_seconds,
                          reconcile_interval=reconcile_interval,
                          admin_password=admin_password, demo_password=demo_password))
-    except SchemaError as error:
+    except _store_errors() as error:  # opening the store: a line, as check and scenario run print it
         _fail(error)
 
 

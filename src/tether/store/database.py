@@ -87,10 +87,11 @@ class Database:
     async def create_schema(self) -> SchemaChange:
         """Create the schema in an empty database, or upgrade it to this code's; say which it did.
 
-        Raises ``SchemaError`` for a database this Tether cannot open (one a newer Tether upgraded).
+        Raises ``SchemaError`` for a database this Tether cannot open: one a newer Tether upgraded,
+        or one whose tables carry no version.
         """
         async with self.begin() as conn:
-            return await conn.run_sync(upgrade_schema)  # type: ignore[no-any-return]
+            return await conn.run_sync(upgrade_schema)
 
     async def dispose(self) -> None:
         if self._sqlite is not None:

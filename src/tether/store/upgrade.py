@@ -84,9 +84,10 @@ def upgrade_schema(connection: Connection) -> SchemaChange:
         revisions = tuple(connection.scalars(select(version_table.c.version_num)))
         if revisions == (HEAD,):
             return SchemaChange("current", HEAD)
-    ours = tables & (set(metadata.tables) | {LEGACY_TABLE})
     if revisions:
         return _with_alembic(connection, revisions)
+    # An empty version table is Alembic's "nothing applied yet": the tables decide, as with none.
+    ours = tables & (set(metadata.tables) | {LEGACY_TABLE})
     if not ours:
         begin_ddl(connection)
         # Every table is known to be absent: no need to ask about each one first.
