@@ -40,11 +40,10 @@ async def pg_available() -> bool:
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-async def database(request: pytest.FixtureRequest, tmp_path) -> AsyncIterator[Database]:
-    """A fresh, empty database with Tether's schema."""
+async def empty_database(request: pytest.FixtureRequest, tmp_path) -> AsyncIterator[Database]:
+    """A fresh database without a single table."""
     if request.param == "sqlite":
         db = Database(f"sqlite:///{tmp_path / 'tether.db'}")
-        await db.create_schema()
         yield db
         await db.dispose()
         return
@@ -59,12 +58,18 @@ async def database(request: pytest.FixtureRequest, tmp_path) -> AsyncIterator[Da
     await admin.execute(f'CREATE SCHEMA "{schema}"')
     db = Database(PG_URL, schema=schema, pool_size=4)
     try:
-        await db.create_schema()
         yield db
     finally:
         await db.dispose()
         await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
         await admin.close()
+
+
+@pytest.fixture
+async def database(empty_database: Database) -> Database:
+    """A fresh, empty database with Tether's schema."""
+    await empty_database.create_schema()
+    return empty_database
 
 
 @pytest.fixture(scope="session")

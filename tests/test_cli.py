@@ -230,3 +230,9 @@ def test_scenario_run_never_reuses_a_store_it_did_not_create(tmp_path: Path) -> 
     existing.write_bytes(b"someone's data")
     refused(tether("scenario", "run", SCENARIO, "--db", f"sqlite:///{existing}"), f"{existing} already exists")
     assert existing.read_bytes() == b"someone's data"
+
+
+def test_serve_reports_a_database_it_cannot_reach_in_a_line(tmp_path: Path) -> None:
+    result = tether("serve", "--db", "postgresql://postgres@127.0.0.1:1/test", "--data-dir", str(tmp_path))
+    refused(result, "error:")
+    assert len(result.stderr.splitlines()) == 1, result.stderr

@@ -186,10 +186,13 @@ def serve(
             async_url(db)
     except (FaultRuleError, UnknownBug, DatabaseUrlError) as error:
         raise typer.BadParameter(str(error)) from None
-    run(ServeOptions(host=host, port=port, data_dir=data_dir.expanduser(), db=db, faults=fault or [],
-                     bugs=emulate_bug or [], deploy_seconds=deploy_seconds, clean_seconds=clean_seconds,
-                     reconcile_interval=reconcile_interval,
-                     admin_password=admin_password, demo_password=demo_password))
+    try:
+        run(ServeOptions(host=host, port=port, data_dir=data_dir.expanduser(), db=db, faults=fault or [],
+                         bugs=emulate_bug or [], deploy_seconds=deploy_seconds, clean_seconds=clean_seconds,
+                         reconcile_interval=reconcile_interval,
+                         admin_password=admin_password, demo_password=demo_password))
+    except _store_errors() as error:  # opening the store: a line, as check and scenario run print it
+        _fail(error)
 
 
 @app.command()
@@ -229,7 +232,9 @@ def _store_errors() -> tuple[type[BaseException], ...]:
     import asyncpg
     from sqlalchemy.exc import SQLAlchemyError
 
-    return (OSError, SQLAlchemyError, asyncpg.PostgresError)
+    from tether.store.schema_revision import SchemaError
+
+    return (OSError, SQLAlchemyError, asyncpg.PostgresError, SchemaError)
 
 
 def _fail(error: BaseException) -> NoReturn:

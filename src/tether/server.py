@@ -29,6 +29,7 @@ from tether.runtime.faults import FaultPlan
 from tether.runtime.runtime import Runtime
 from tether.seeding import DemoShape, seed_demo_cloud
 from tether.store.database import Database
+from tether.store.schema_revision import SchemaChange
 
 log = logging.getLogger("tether.serve")
 CRASH_EXIT = 70
@@ -61,11 +62,11 @@ def _crash(crash: ControlPlaneCrash) -> None:
     os._exit(CRASH_EXIT)
 
 
-async def open_cloud(options: ServeOptions) -> tuple[Cloud, bool]:
-    """The cloud in the data directory; True when this start seeded it."""
+async def open_cloud(options: ServeOptions) -> tuple[Cloud, bool, SchemaChange]:
+    """The cloud in the data directory; True when this start seeded it; what the start did to its schema."""
     directory = DataDir(options.data_dir).ensure()
     database = Database(options.db or directory.database_url)
-    await database.create_schema()
+    schema = await database.create_schema()
     world = World(database, FakeHypervisor(directory.hypervisor_state),
                   FakeHardware(deploy_seconds=options.deploy_seconds, clean_seconds=options.clean_seconds,
                                path=directory.hardware_state))
@@ -80,7 +81,7 @@ async def open_cloud(options: ServeOptions) -> tuple[Cloud, bool]:
         seeded = True
     if not seeded:
         await cloud.recover()
-    return cloud, seeded
+    return cloud, seeded, schema
 
 
 def write_clouds_yaml(options: ServeOptions) -> Path:
@@ -102,7 +103,9 @@ def write_clouds_yaml(options: ServeOptions) -> Path:
 async def serve(options: ServeOptions) -> None:
     import uvicorn
 
-    cloud, seeded = await open_cloud(options)
+    cloud, seeded, schema = await open_cloud(options)
+    if schema.upgraded:
+        print(f"Tether {schema}", flush=True)
     app = create_app(cloud, options.base_url)
     clouds_yaml = write_clouds_yaml(options)
     config = uvicorn.Config(app, host=options.host, port=options.port, log_level="warning", access_log=False,

@@ -5,7 +5,7 @@ in turn under an asyncio lock, so no write ever waits on SQLite's own busy
 handler (real Ironic on SQLite spends its tail latency in those retries).
 On PostgreSQL transactions use an ordinary pool.
 
-Checkpoints may not fall inside a transaction (see ``sim.runtime``), so a
+Checkpoints may not fall inside a transaction (see ``runtime.runtime``), so a
 transaction never spans a point where another operation could interleave.
 """
 
@@ -26,13 +26,12 @@ from tether.runtime.bus import MessageBus
 from tether.runtime.runtime import Runtime
 from tether.runtime.transactions import in_transaction
 from tether.store.connection import StoreConnection
-from tether.store.tables import metadata, schema_version
+from tether.store.schema_revision import SchemaChange
 from tether.store.unit_of_work import UnitOfWork, UnitOfWorkScope
+from tether.store.upgrade import upgrade_schema
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
-
-SCHEMA_VERSION = 1
 
 
 class DatabaseUrlError(ValueError):
@@ -90,12 +89,14 @@ class Database:
                 poolclass=None if pool_size else NullPool,
             )
 
-    async def create_schema(self) -> None:
+    async def create_schema(self) -> SchemaChange:
+        """Create the schema in an empty database, or upgrade it to this code's; say which it did.
+
+        Raises ``SchemaError`` for a database this Tether cannot open: one a newer Tether upgraded,
+        or one whose tables carry no version.
+        """
         async with self.begin() as conn:
-            await conn.run_sync(metadata.create_all)
-            present = (await conn.execute(schema_version.select())).first()
-            if present is None:
-                await conn.execute(schema_version.insert().values(version=SCHEMA_VERSION))
+            return await conn.run_sync(upgrade_schema)
 
     async def dispose(self) -> None:
         if self._sqlite is not None:

@@ -6,7 +6,6 @@ from sqlalchemy import (
     Column,
     Float,
     Index,
-    Integer,
     MetaData,
     String,
     Table,
@@ -97,8 +96,4 @@ intents = Table(
     Column("payload", Text, nullable=False),
     Column("created_at", Float, nullable=False),
     Index("ix_intents_key", "key"),
-)
-
-schema_version = Table(
-    "tether_schema", metadata, Column("version", Integer, primary_key=True),
 )
