@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from tether.domain.events import ComputeNotified, GuestDevicePlugged, GuestDeviceUnplugged, InstanceReleased
 from tether.domain.invariants import Violation
-from tether.reconcile.controller import Controller
+from tether.reconcile.controller import Controller, Outcome
 from tether.reconcile.queue import Key, WorkQueue
 from tether.store import repos
 
@@ -72,8 +72,9 @@ class ReconcileLoop:
         while self.cloud.rt.alive:
             await self.turn(await self.queue.get())
 
-    async def turn(self, key: Key) -> None:
-        """One queue turn: reconcile ``key`` and decide when to look at it again."""
+    async def turn(self, key: Key) -> Outcome | None:
+        """One queue turn: reconcile ``key`` and decide when to look at it again; None if it failed."""
+        outcome = None
         try:
             outcome = await self.controller.reconcile(key)
         except Exception:
@@ -89,6 +90,7 @@ class ReconcileLoop:
                     self.queue.add_after(key, outcome.requeue_after)
         finally:
             self.queue.done(key)
+        return outcome
 
     async def resync(self) -> None:
         while self.cloud.rt.alive:
