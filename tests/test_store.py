@@ -88,7 +88,7 @@ async def test_intents_survive_until_forgotten(database) -> None:
 
 
 def test_plain_urls_are_accepted_and_nonsense_is_refused() -> None:
-    assert async_url("sqlite:////tmp/x.db").startswith("sqlite+aiosqlite:")
+    assert async_url("sqlite:////tmp/x.db").startswith("sqlite+pysqlite:")
     assert async_url("postgresql://u@h:5432/db").startswith("postgresql+asyncpg://u@h:5432/db")
     with pytest.raises(DatabaseUrlError):
         async_url("mysql://u@h/db")

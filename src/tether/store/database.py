@@ -46,7 +46,8 @@ def async_url(url: str) -> str:
         raise DatabaseUrlError(f"Invalid database URL {url!r}: {error}") from None
     backend = parsed.get_backend_name()
     if backend == "sqlite":
-        return str(parsed.set(drivername="sqlite+aiosqlite"))
+        # SQLite runs inline on one connection (see Database), through the standard library's driver.
+        return str(parsed.set(drivername="sqlite+pysqlite"))
     if backend in ("postgresql", "postgres"):
         return parsed.set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
     raise DatabaseUrlError(f"Unsupported database {backend!r}: use sqlite:/// or postgresql://")
@@ -67,11 +68,10 @@ class Database:
             in_memory = make_url(target).database in (None, "", ":memory:")
             # One connection: a memory database lives exactly as long as it (scenarios, the explorer).
             pooling: dict[str, Any] = {"poolclass": StaticPool} if in_memory else {"pool_size": 1, "max_overflow": 0}
-            # SQLite runs in this process: a statement takes microseconds, while handing it to
-            # aiosqlite's thread and back costs ~150 us of wake-ups. So statements run inline,
-            # one connection, one transaction at a time (the write lock below).
-            sync_url = make_url(target).set(drivername="sqlite+pysqlite")
-            self._sqlite = create_engine(sync_url, connect_args={"timeout": 30, "check_same_thread": False},
+            # SQLite runs in this process: a statement takes microseconds, less than handing it to
+            # a thread and back would. So statements run inline, one connection, one transaction at
+            # a time (the write lock below).
+            self._sqlite = create_engine(make_url(target), connect_args={"timeout": 30, "check_same_thread": False},
                                          **pooling)
             event.listen(self._sqlite, "connect", _sqlite_pragmas)
             self.engine = None  # type: ignore[assignment]
