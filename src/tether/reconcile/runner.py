@@ -58,10 +58,13 @@ class ReconcileLoop:
         self._cursors: dict[str, str] = {}
         bus = cloud.bus
         bus.subscribe(ComputeNotified, self._notified)
-        bus.subscribe(InstanceReleased, lambda released: (
-            self.queue.add(Key("instance", released.instance_uuid)), self.queue.add(Key("node", released.node_uuid))))
+        bus.subscribe(InstanceReleased, self._released)
         bus.subscribe(GuestDevicePlugged, lambda plugged: self.queue.add(Key("port", plugged.port_id)))
         bus.subscribe(GuestDeviceUnplugged, lambda unplugged: self.queue.add(Key("port", unplugged.port_id)))
+
+    def _released(self, released: InstanceReleased) -> None:
+        self.queue.add(Key("instance", released.instance_uuid))
+        self.queue.add(Key("node", released.node_uuid))
 
     def _notified(self, notified: ComputeNotified) -> None:
         for event in notified.events:
