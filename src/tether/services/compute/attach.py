@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Awaitable, Callable
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING
 
 from tether.domain import compute_states as vm
@@ -53,18 +54,16 @@ async def plug_then_record(attach: Attach, instance: Instance, port: Port, prese
         raise
 
 
+@dataclass(eq=False)
 class Attach:
-    def __init__(
-        self, store: Store, rt: Runtime, *, instances: Instances, network: NetworkService, plugging: Plugging,
-        ownership: PortOwnership, plug_and_record: PlugAndRecord = plug_then_record,
-    ) -> None:
-        self.store = store
-        self.rt = rt
-        self.instances = instances
-        self.network = network
-        self.plugging = plugging
-        self.ownership = ownership
-        self._plug_and_record = plug_and_record
+    store: Store
+    rt: Runtime
+    _: KW_ONLY
+    instances: Instances
+    network: NetworkService
+    plugging: Plugging
+    ownership: PortOwnership
+    plug_and_record: PlugAndRecord = plug_then_record
 
     async def attach_interface(
         self,
@@ -133,7 +132,7 @@ class Attach:
         except TetherError as error:
             raise network_error(error, port_id=port_id, network_id=net_id) from None
         preserve = port.created_by != CREATED_BY_COMPUTE
-        return await self._plug_and_record(self, instance, port, preserve, tag)
+        return await self.plug_and_record(self, instance, port, preserve, tag)
 
 
 def _validate_attach_request(port_id: str | None, net_id: str | None, fixed_ip: str | None, tag: str | None) -> None:

@@ -8,6 +8,7 @@ failure (``NodeVanished``), never confused with the user deleting the instance.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING
 
 from tether.domain import baremetal_states as bms
@@ -49,23 +50,20 @@ def abort_if_deleting(instance: Instance | None, uuid: str) -> None:
         raise ce.ProvisioningAborted(instance_uuid=uuid)
 
 
+@dataclass(eq=False)
 class Build:
-    def __init__(
-        self, store: Store, rt: Runtime, *, instances: Instances, placement: Placement, failure: InstanceFailure,
-        network: NetworkService, baremetal: BaremetalService, hypervisor: FakeHypervisor,
-        vif_plug_timeout: float, node_poll_interval: float, on_node_vanished: OnNodeVanished = fail_the_build,
-    ) -> None:
-        self.store = store
-        self.rt = rt
-        self.instances = instances
-        self.placement = placement
-        self.failure = failure
-        self.network = network
-        self.baremetal = baremetal
-        self.hypervisor = hypervisor
-        self.vif_plug_timeout = vif_plug_timeout
-        self.node_poll_interval = node_poll_interval
-        self._on_node_vanished = on_node_vanished
+    store: Store
+    rt: Runtime
+    _: KW_ONLY
+    instances: Instances
+    placement: Placement
+    failure: InstanceFailure
+    network: NetworkService
+    baremetal: BaremetalService
+    hypervisor: FakeHypervisor
+    vif_plug_timeout: float
+    node_poll_interval: float
+    on_node_vanished: OnNodeVanished = fail_the_build
 
     async def run(self, uuid: str, request_id: str) -> None:
         async with self.rt.locks.hold("instance", uuid):
@@ -77,7 +75,7 @@ class Build:
             try:
                 await self._build(instance, flavor, request_id)
             except NodeVanished as vanished:
-                await self._on_node_vanished(self, instance, request_id, vanished)
+                await self.on_node_vanished(self, instance, request_id, vanished)
             except ce.ProvisioningAborted as aborted:
                 # The user deleted it: the delete finishes the job; this is no failure.
                 self.rt.note(str(aborted))

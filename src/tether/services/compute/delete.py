@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from tether.domain import compute_states as vm
 from tether.domain.compute import Instance
@@ -22,16 +23,13 @@ async def release_for_delete(release: Release, instance: Instance) -> None:
     await release.release_all(instance)
 
 
+@dataclass(eq=False)
 class Delete:
-    def __init__(
-        self, store: Store, rt: Runtime, instances: Instances, release: Release,
-        release_step: ReleaseForDelete = release_for_delete,
-    ) -> None:
-        self.store = store
-        self.rt = rt
-        self.instances = instances
-        self.release = release
-        self._release_step = release_step
+    store: Store
+    rt: Runtime
+    instances: Instances
+    release: Release
+    release_step: ReleaseForDelete = release_for_delete
 
     async def run(self, uuid: str, request_id: str) -> None:
         async with self.rt.locks.hold("instance", uuid):
@@ -41,7 +39,7 @@ class Delete:
                     await intents.forget(conn, f"delete:{uuid}")
                 return
             try:
-                await self._release_step(self.release, instance)
+                await self.release_step(self.release, instance)
             except Exception as error:
                 await self._fail(instance, request_id, error)
                 return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING
 
 from tether.domain.errors import compute as ce
@@ -18,17 +19,15 @@ if TYPE_CHECKING:
     from tether.services.network import NetworkService
 
 
+@dataclass(eq=False)
 class Detach:
-    def __init__(
-        self, store: Store, rt: Runtime, *, instances: Instances, network: NetworkService, plugging: Plugging,
-        ownership: PortOwnership,
-    ) -> None:
-        self.store = store
-        self.rt = rt
-        self.instances = instances
-        self.network = network
-        self.plugging = plugging
-        self.ownership = ownership
+    store: Store
+    rt: Runtime
+    _: KW_ONLY
+    instances: Instances
+    network: NetworkService
+    plugging: Plugging
+    ownership: PortOwnership
 
     async def detach_interface(self, ctx: RequestContext, uuid: str, port_id: str) -> None:
         if not ctx.can_write:

@@ -8,6 +8,7 @@ and network-changed hand over to ``NetworkSync``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from tether.domain.compute import Instance
@@ -22,11 +23,11 @@ EVENT_NAMES = ("network-vif-plugged", "network-vif-unplugged", "network-vif-dele
 EVENT_STATUSES = ("failed", "completed", "in-progress")
 
 
+@dataclass(eq=False)
 class ExternalEvents:
-    def __init__(self, rt: Runtime, instances: Instances, sync: NetworkSync) -> None:
-        self.rt = rt
-        self.instances = instances
-        self.sync = sync
+    rt: Runtime
+    instances: Instances
+    sync: NetworkSync
 
     async def external_events(self, ctx: RequestContext, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Nova's os-server-external-events: validate all, then accept each (code 200/404/422)."""

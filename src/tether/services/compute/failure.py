@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tether.domain import compute_states as vm
 from tether.runtime.runtime import Runtime
 from tether.services.compute import instance_state, records
@@ -11,12 +13,12 @@ from tether.store import intents, repos
 from tether.store.database import Store
 
 
+@dataclass(eq=False)
 class InstanceFailure:
-    def __init__(self, store: Store, rt: Runtime, instances: Instances, release: Release) -> None:
-        self.store = store
-        self.rt = rt
-        self.instances = instances
-        self.release = release
+    store: Store
+    rt: Runtime
+    instances: Instances
+    release: Release
 
     async def fail(self, uuid: str, request_id: str, error: BaseException) -> None:
         """Release what the instance holds, then ERROR with the fault. A delete under way stays under way."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from sqlalchemy.exc import IntegrityError
 
@@ -14,10 +15,10 @@ from tether.store import repos
 from tether.store.database import Store, StoreConnection
 
 
+@dataclass(eq=False)
 class Flavors:
-    def __init__(self, store: Store, rng: random.Random) -> None:
-        self.store = store
-        self.rng = rng
+    store: Store
+    rng: random.Random
 
     async def create_flavor(
         self,

@@ -21,9 +21,9 @@ class HypervisorRecord:
     local_gb_used: int
 
 
+@dataclass(eq=False)
 class Hypervisors:
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    store: Store
 
     async def create_hypervisor(
         self, *, hostname: str, vcpus: int, memory_mb: int, local_gb: int

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tether.domain.compute import Instance
 from tether.domain.errors import compute as ce
 from tether.services.context import RequestContext
@@ -9,9 +11,9 @@ from tether.store import repos
 from tether.store.database import Store, StoreConnection
 
 
+@dataclass(eq=False)
 class Instances:
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    store: Store
 
     async def live(self, uuid: str) -> Instance | None:
         """The instance unless it is gone (internal: no caller to check)."""

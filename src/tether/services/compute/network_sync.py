@@ -9,6 +9,7 @@ the cache and what the owners of the facts report (rule 1).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING
 
 from tether.domain import compute_states as vm
@@ -36,28 +37,25 @@ async def reconcile_on_refresh(sync: NetworkSync, uuid: str) -> None:
     await sync.reconcile(uuid, point="compute.refresh_cache.before_drop")
 
 
+@dataclass(eq=False)
 class NetworkSync:
-    def __init__(
-        self, store: Store, rt: Runtime, *, instances: Instances, network: NetworkService, plugging: Plugging,
-        ownership: PortOwnership, on_vif_deleted: OnVifDeleted = reconcile_on_vif_deleted,
-        on_refresh: OnRefresh = reconcile_on_refresh,
-    ) -> None:
-        self.store = store
-        self.rt = rt
-        self.instances = instances
-        self.network = network
-        self.plugging = plugging
-        self.ownership = ownership
-        self._on_vif_deleted = on_vif_deleted
-        self._on_refresh = on_refresh
+    store: Store
+    rt: Runtime
+    _: KW_ONLY
+    instances: Instances
+    network: NetworkService
+    plugging: Plugging
+    ownership: PortOwnership
+    on_vif_deleted: OnVifDeleted = reconcile_on_vif_deleted
+    on_refresh: OnRefresh = reconcile_on_refresh
 
     async def vif_deleted(self, uuid: str, port_id: str) -> None:
         """network-vif-deleted: the port is gone; so must be its device and cache entry."""
-        await self._on_vif_deleted(self, uuid, port_id)
+        await self.on_vif_deleted(self, uuid, port_id)
 
     async def refresh(self, uuid: str) -> None:
         """network-changed and the periodic heal: bring the cache in line with the truth."""
-        await self._on_refresh(self, uuid)
+        await self.on_refresh(self, uuid)
 
     async def reconcile(self, uuid: str, point: str = "compute.refresh_cache.before_drop") -> bool:
         """Make the cache, the plugged devices and the ports of a settled instance agree.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tether.domain.compute import Flavor, Instance
@@ -18,11 +19,11 @@ if TYPE_CHECKING:
 BAREMETAL_HOST = "ironic"
 
 
+@dataclass(eq=False)
 class Placement:
-    def __init__(self, store: Store, rt: Runtime, baremetal: BaremetalService) -> None:
-        self.store = store
-        self.rt = rt
-        self.baremetal = baremetal
+    store: Store
+    rt: Runtime
+    baremetal: BaremetalService
 
     async def claim(self, instance: Instance, flavor: Flavor) -> Instance:
         if flavor.is_baremetal:

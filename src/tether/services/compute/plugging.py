@@ -7,6 +7,7 @@ the info cache only mirrors.
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tether.domain.compute import Instance
@@ -21,10 +22,10 @@ if TYPE_CHECKING:
     from tether.services.baremetal import BaremetalService
 
 
+@dataclass(eq=False)
 class Plugging:
-    def __init__(self, hypervisor: FakeHypervisor, baremetal: BaremetalService) -> None:
-        self.hypervisor = hypervisor
-        self.baremetal = baremetal
+    hypervisor: FakeHypervisor
+    baremetal: BaremetalService
 
     async def plug(self, instance: Instance, port: Port) -> None:
         if instance.is_baremetal:

@@ -7,6 +7,7 @@ NIC imposed on it was already replaced when its VIF left the node.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tether.domain.errors import TetherError
@@ -17,9 +18,9 @@ if TYPE_CHECKING:
     from tether.services.network import NetworkService
 
 
+@dataclass(eq=False)
 class PortOwnership:
-    def __init__(self, network: NetworkService) -> None:
-        self.network = network
+    network: NetworkService
 
     async def give_back(self, port: Port) -> None:
         """Delete the port if compute created it, release it if the user brought it; gone is fine."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tether.domain import compute_states as vm
@@ -63,11 +63,12 @@ class GuestView:
     interfaces: list[GuestInterface] = field(default_factory=list)
 
 
+@dataclass(eq=False)
 class ComputeQueries:
-    def __init__(self, store: Store, *, network: NetworkService, hypervisor: FakeHypervisor) -> None:
-        self.store = store
-        self.network = network
-        self.hypervisor = hypervisor
+    store: Store
+    _: KW_ONLY
+    network: NetworkService
+    hypervisor: FakeHypervisor
 
     # -- servers ------------------------------------------------------------------
 

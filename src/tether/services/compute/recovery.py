@@ -8,6 +8,7 @@ back by reconciling the instance's network from truth.
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING
 
 from tether.domain import compute_states as vm
@@ -26,19 +27,17 @@ if TYPE_CHECKING:
     from tether.services.baremetal import BaremetalService
 
 
+@dataclass(eq=False)
 class Recovery:
-    def __init__(
-        self, store: Store, rt: Runtime, *, instances: Instances, failure: InstanceFailure, delete: Delete,
-        sync: NetworkSync, plugging: Plugging, baremetal: BaremetalService,
-    ) -> None:
-        self.store = store
-        self.rt = rt
-        self.instances = instances
-        self.failure = failure
-        self.delete = delete
-        self.sync = sync
-        self.plugging = plugging
-        self.baremetal = baremetal
+    store: Store
+    rt: Runtime
+    _: KW_ONLY
+    instances: Instances
+    failure: InstanceFailure
+    delete: Delete
+    sync: NetworkSync
+    plugging: Plugging
+    baremetal: BaremetalService
 
     async def recover(self) -> int:
         """Spawn the recovery of every pending intent; returns how many there were."""

@@ -8,6 +8,7 @@ the instance). Rule 2 (seed 001): the ports go back by their ownership.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING
 
 from tether.domain import baremetal_states as bms
@@ -43,25 +44,22 @@ async def detach_listed_vifs_then_unprovision(release: Release, instance: Instan
         await release.unprovision(instance, node)
 
 
+@dataclass(eq=False)
 class Release:
-    def __init__(
-        self, store: Store, rt: Runtime, *, hypervisor: FakeHypervisor, baremetal: BaremetalService,
-        network: NetworkService, ownership: PortOwnership, node_poll_interval: float, node_teardown_timeout: float,
-        release_nodes: ReleaseNodes = detach_listed_vifs_then_unprovision,
-    ) -> None:
-        self._release_nodes = release_nodes
-        self.store = store
-        self.rt = rt
-        self.hypervisor = hypervisor
-        self.baremetal = baremetal
-        self.network = network
-        self.ownership = ownership
-        self.node_poll_interval = node_poll_interval
-        self.node_teardown_timeout = node_teardown_timeout
+    store: Store
+    rt: Runtime
+    _: KW_ONLY
+    hypervisor: FakeHypervisor
+    baremetal: BaremetalService
+    network: NetworkService
+    ownership: PortOwnership
+    node_poll_interval: float
+    node_teardown_timeout: float
+    release_nodes: ReleaseNodes = detach_listed_vifs_then_unprovision
 
     async def release_all(self, instance: Instance, unplug_point: str | None = None) -> None:
         if instance.is_baremetal:
-            await self._release_nodes(self, instance, unplug_point)
+            await self.release_nodes(self, instance, unplug_point)
         else:
             await self.release_guest(instance)
         await self.rt.checkpoint("compute.delete.before_port_cleanup")

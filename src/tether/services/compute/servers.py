@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 import random
 import re
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING, Any
 
 from tether.domain import compute_states as vm
@@ -36,20 +37,18 @@ if TYPE_CHECKING:
 MAX_NAME = 255
 
 
+@dataclass(eq=False)
 class Servers:
-    def __init__(
-        self, store: Store, rt: Runtime, rng: random.Random, *, flavors: Flavors, image: ImageService,
-        network: NetworkService, baremetal: BaremetalService, build: Build, delete: Delete,
-    ) -> None:
-        self.store = store
-        self.rt = rt
-        self.rng = rng
-        self.flavors = flavors
-        self.image = image
-        self.network = network
-        self.baremetal = baremetal
-        self.build = build
-        self.delete = delete
+    store: Store
+    rt: Runtime
+    rng: random.Random
+    _: KW_ONLY
+    flavors: Flavors
+    image: ImageService
+    network: NetworkService
+    baremetal: BaremetalService
+    build: Build
+    delete: Delete
 
     async def create_server(
         self,
