@@ -445,3 +445,34 @@ async def test_a_failed_power_request_is_reported_in_last_error(database) -> Non
     assert updated.last_error == (
         "Failed to change power state to 'power on' by 'power on'. Error: IPMI call failed: power."
     )
+
+
+async def test_every_use_of_the_job_registry_goes_through_the_dict_the_explorer_wraps(database) -> None:
+    # The race explorer replaces ``jobs.tokens`` with a dict that records each access
+    # (tether.sim.explore.schedule); a use that went around it would hide a race from it.
+    bench = Bench(database, deploy_seconds=10)
+    node = await bench.available_node()
+    seen: list[tuple[str, object]] = []
+
+    class Watched(dict):  # type: ignore[type-arg]
+        def __contains__(self, key: object) -> bool:
+            seen.append(("in", key))
+            return super().__contains__(key)
+
+        def get(self, key: str, default: object = None) -> object:
+            seen.append(("get", key))
+            return super().get(key, default)
+
+        def __setitem__(self, key: str, value: object) -> None:
+            seen.append(("set", key))
+            super().__setitem__(key, value)
+
+        def __delitem__(self, key: str) -> None:
+            seen.append(("del", key))
+            super().__delitem__(key)
+
+    bench.baremetal.jobs.tokens = Watched()
+    await bench.do(bench.baremetal.set_provision_state(ADMIN, node.uuid, "active"))
+    assert (await bench.node(node.uuid)).provision_state == ACTIVE
+    assert {("set", node.uuid), ("get", node.uuid), ("del", node.uuid)} <= set(seen)
+    assert bench.baremetal.jobs.tokens == {}

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tether.services.baremetal import BaremetalService
+from tether.services.baremetal.vifs import Vifs
 
 
-async def unbind_keeping_mac(baremetal: BaremetalService, vif_id: str) -> None:
-    await baremetal.network.unbind_port(vif_id, reset_mac=False)
+async def unbind_keeping_mac(vifs: Vifs, vif_id: str) -> None:
+    await vifs.network.unbind_port(vif_id, reset_mac=False)
 
 
 COMPUTE: dict[str, Any] = {}

@@ -12,7 +12,7 @@ from typing import Any
 
 from tether.domain.compute import Instance
 from tether.emulation.nova_network_events import vif_deleted_like_nova
-from tether.services.baremetal import BaremetalService
+from tether.services.baremetal.vifs import Vifs
 from tether.services.compute import network_info
 from tether.services.compute.delete import release_for_delete
 from tether.services.compute.instances import acting_for
@@ -43,7 +43,7 @@ async def delete_tearing_down_first(release: Release, instance: Instance) -> Non
     await release.release_all(instance, unplug_point="compute.delete.before_unplug")
 
 
-async def leave_vifs_on_teardown(baremetal: BaremetalService, node_uuid: str) -> None:
+async def leave_vifs_on_teardown(vifs: Vifs, node_uuid: str) -> None:
     """Ironic before 3a4e259a37: tear-down does not look at the node's VIFs."""
 
 

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from tether.domain.baremetal import Chassis
 from tether.domain.errors import baremetal as be
 from tether.domain.ids import is_uuid_like, new_uuid
+from tether.runtime.runtime import Runtime
 from tether.services.baremetal import validation
-from tether.services.baremetal.base import BaremetalBase
+from tether.services.baremetal.access import require_admin
 from tether.services.context import RequestContext
 from tether.store import repos
+from tether.store.database import Store
 
 
-class ChassisMixin(BaremetalBase):
+class ChassisRegistry:
+    def __init__(self, store: Store, rt: Runtime, rng: random.Random) -> None:
+        self.store = store
+        self.rt = rt
+        self.rng = rng
+
     async def create_chassis(
         self,
         ctx: RequestContext,
@@ -22,11 +30,11 @@ class ChassisMixin(BaremetalBase):
         extra: dict[str, Any] | None = None,
         uuid: str | None = None,
     ) -> Chassis:
-        self._require_admin(ctx, "baremetal:chassis:create")
+        require_admin(ctx, "baremetal:chassis:create")
         description = validation.optional_text(description, "description", 255)
         extra = validation.mapping(extra, "extra")
         uuid = validation.uuid_value(uuid) if uuid is not None else new_uuid(self.rng)
-        now = self.now()
+        now = self.rt.now()
         chassis = Chassis(uuid=uuid, description=description, extra=extra, created_at=now, updated_at=now)
         async with self.store.begin() as conn:
             if await repos.chassis.get(conn, uuid) is not None:
@@ -35,7 +43,7 @@ class ChassisMixin(BaremetalBase):
         return chassis
 
     async def get_chassis(self, ctx: RequestContext, uuid: str) -> Chassis:
-        self._require_admin(ctx, "baremetal:chassis:get")
+        require_admin(ctx, "baremetal:chassis:get")
         async with self.store.begin() as conn:
             chassis = await repos.chassis.get(conn, uuid.lower()) if is_uuid_like(uuid) else None
         if chassis is None:
@@ -43,12 +51,12 @@ class ChassisMixin(BaremetalBase):
         return chassis
 
     async def list_chassis(self, ctx: RequestContext) -> list[Chassis]:
-        self._require_admin(ctx, "baremetal:chassis:get")
+        require_admin(ctx, "baremetal:chassis:get")
         async with self.store.begin() as conn:
             return await repos.chassis.find(conn, order_by=("created_at", "uuid"))
 
     async def delete_chassis(self, ctx: RequestContext, uuid: str) -> None:
-        self._require_admin(ctx, "baremetal:chassis:delete")
+        require_admin(ctx, "baremetal:chassis:delete")
         chassis = await self.get_chassis(ctx, uuid)
         async with self.store.begin() as conn:
             if await repos.nodes.count(conn, chassis_uuid=chassis.uuid):

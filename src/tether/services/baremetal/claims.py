@@ -8,11 +8,17 @@ from sqlalchemy.exc import IntegrityError
 
 from tether.domain.baremetal import Node
 from tether.domain.baremetal_states import AVAILABLE
-from tether.services.baremetal.base import BaremetalBase
+from tether.runtime.runtime import Runtime
+from tether.services.baremetal.transitions import node_key
 from tether.store import repos
+from tether.store.database import Store
 
 
-class ClaimsMixin(BaremetalBase):
+class Claims:
+    def __init__(self, store: Store, rt: Runtime) -> None:
+        self.store = store
+        self.rt = rt
+
     async def find_free_nodes(self, resource_class: str) -> list[Node]:
         """Available nodes of ``resource_class`` nobody holds, oldest first."""
         async with self.store.begin() as conn:
@@ -34,13 +40,13 @@ class ClaimsMixin(BaremetalBase):
                     return holding.uuid == node_uuid  # one node per instance; asking twice is fine
                 won = await repos.nodes.update(
                     conn, node_uuid, expect=free, instance_uuid=instance_uuid,
-                    instance_info=dict(instance_info or {}), updated_at=self.now(),
+                    instance_info=dict(instance_info or {}), updated_at=self.rt.now(),
                 )
         except IntegrityError:
             return False  # the instance was given another node at the same moment
         if won:
             self.rt.note(f"node {node_uuid}: claimed by instance {instance_uuid}")
-            self._notify(node_uuid)
+            self.rt.notify(node_key(node_uuid))
         return won
 
     async def release_node(self, node_uuid: str, instance_uuid: str) -> None:
@@ -48,8 +54,8 @@ class ClaimsMixin(BaremetalBase):
         async with self.store.begin() as conn:
             released = await repos.nodes.update(
                 conn, node_uuid, expect={"instance_uuid": instance_uuid},
-                instance_uuid=None, instance_info={}, updated_at=self.now(),
+                instance_uuid=None, instance_info={}, updated_at=self.rt.now(),
             )
         if released:
             self.rt.note(f"node {node_uuid}: released by instance {instance_uuid}")
-            self._notify(node_uuid)
+            self.rt.notify(node_key(node_uuid))

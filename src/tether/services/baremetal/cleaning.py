@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from tether.domain.baremetal import Node
 from tether.domain.baremetal_states import CLEAN_TIMEOUT, CLEANING, CLEANWAIT, MANAGEABLE
-from tether.services.baremetal.base import BaremetalBase, JobFailed, NodeChanged, NodeHold
+from tether.drivers.hardware import FakeHardware
+from tether.runtime.runtime import Runtime
+from tether.services.baremetal.jobs import ConductorJobs, JobFailed
+from tether.services.baremetal.node_lock import NodeHold, NodeLock
+from tether.services.baremetal.transitions import NodeChanged, Transitions
 
 CLEAN_TIMEOUT_ERROR = (
     "Timeout reached while cleaning the node. Please check if the ramdisk responsible for "
@@ -12,20 +16,29 @@ CLEAN_TIMEOUT_ERROR = (
 )
 
 
-class CleaningMixin(BaremetalBase):
-    async def _cleaning_job(self, uuid: str, token: object, *, resume: bool = False) -> None:
+class Cleaning:
+    def __init__(
+        self, rt: Runtime, *, hardware: FakeHardware, lock: NodeLock, transitions: Transitions, jobs: ConductorJobs
+    ) -> None:
+        self.rt = rt
+        self.hardware = hardware
+        self.lock = lock
+        self.transitions = transitions
+        self.jobs = jobs
+
+    async def job(self, uuid: str, token: object, *, resume: bool = False) -> None:
         """Clean a node that provide/clean (or a restart) left in cleaning."""
-        hold = NodeHold(self, uuid)
+        hold = NodeHold(self.lock, uuid)
         try:
             await hold.take()
-            node = await self._current(uuid, token, (CLEANING, CLEANWAIT))
+            node = await self.jobs.current(uuid, token, (CLEANING, CLEANWAIT))
             if node.provision_state == CLEANWAIT:
-                node = await self._transition(node, "resume", target=node.target_provision_state)
-            await self._clean(node, resume=resume)
+                node = await self.transitions.apply(node, "resume", target=node.target_provision_state)
+            await self.clean(node, resume=resume)
         finally:
             await hold.give()
 
-    async def _clean(self, node: Node, *, resume: bool) -> None:
+    async def clean(self, node: Node, *, resume: bool) -> None:
         """Clean ``node`` (in cleaning, its lock held throughout, as ironic's cleaning holds it).
 
         With ``resume``, a clean the hardware started since the node entered
@@ -37,20 +50,20 @@ class CleaningMixin(BaremetalBase):
             started_at = self.hardware.clean_started_at(uuid)
             ours = started_at is not None and started_at >= node.provision_updated_at
             if not (resume and ours and done_at is not None):
-                done_at = self.hardware.start_clean(uuid, self.now())
+                done_at = self.hardware.start_clean(uuid, self.rt.now())
             # rule 3: cleaning ends by its deadline even if the hardware never finishes.
             deadline = node.provision_updated_at + CLEAN_TIMEOUT
             while True:
                 await self.rt.checkpoint("baremetal.clean.wait")
-                now = self.now()
+                now = self.rt.now()
                 if now >= done_at:
                     break
                 if now >= deadline:
                     raise JobFailed(CLEAN_TIMEOUT_ERROR)
                 await self.rt.sleep(min(done_at, deadline) - now)
-            await self._transition(node, "manage" if node.target_provision_state == MANAGEABLE else "done")
+            await self.transitions.apply(node, "manage" if node.target_provision_state == MANAGEABLE else "done")
         except NodeChanged:
             raise
         except Exception as error:
             reason = str(error) if isinstance(error, JobFailed) else f"Failed to clean node {uuid}: {error}"
-            await self._transition(node, "fail", last_error=reason)
+            await self.transitions.apply(node, "fail", last_error=reason)

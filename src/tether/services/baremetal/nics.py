@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+import random
+from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
 from tether.domain.baremetal import Node, NodePort, Portgroup
 from tether.domain.errors import baremetal as be
 from tether.domain.ids import is_uuid_like, new_uuid
+from tether.runtime.runtime import Runtime
 from tether.services.baremetal import validation
+from tether.services.baremetal.access import require_admin
+from tether.services.baremetal.lookup import get_node
+from tether.services.baremetal.node_lock import NodeLock
 from tether.services.baremetal.patches import apply_patch, changed
-from tether.services.baremetal.vifs import VifsMixin
+from tether.services.baremetal.vifs import Vifs
 from tether.services.context import RequestContext
 from tether.store import repos
-
-if TYPE_CHECKING:
-    from tether.store.database import StoreConnection
+from tether.store.database import Store, StoreConnection
 
 _PORT_WRITABLE = {
     "address": None, "physical_network": None, "pxe_enabled": True, "local_link_connection": {},
@@ -28,7 +31,14 @@ _PORT_INTERNAL = ("node_uuid", "internal_info")
 _PORT_WIRING = ("address", "physical_network", "portgroup_uuid")
 
 
-class NicsMixin(VifsMixin):
+class Nics:
+    def __init__(self, store: Store, rt: Runtime, rng: random.Random, *, lock: NodeLock, vifs: Vifs) -> None:
+        self.store = store
+        self.rt = rt
+        self.rng = rng
+        self.lock = lock
+        self.vifs = vifs
+
     # -- lookup --------------------------------------------------------------------
 
     @staticmethod
@@ -64,7 +74,7 @@ class NicsMixin(VifsMixin):
                 f"Cannot delete the {what} {holder.uuid} as it is bound to VIF {holder.vif} for tenant use."
             )
         # rule 2: the NIC goes, so the network port it carried is released (unbound, MAC reset) first.
-        await self._detach_vif(node.uuid, holder.vif)
+        await self.vifs.detach(node.uuid, holder.vif)
 
     @staticmethod
     async def _check_physnet_fits(
@@ -92,16 +102,16 @@ class NicsMixin(VifsMixin):
         portgroup_uuid: str | None = None,
         extra: dict[str, Any] | None = None,
     ) -> NodePort:
-        self._require_admin(ctx, "baremetal:port:create")
+        require_admin(ctx, "baremetal:port:create")
         mac = validation.mac_address(address)
         physical_network = validation.optional_text(physical_network, "physical_network")
         validation.boolean(pxe_enabled, "pxe_enabled")
         links = validation.mapping(local_link_connection, "local_link_connection")
         extra = validation.mapping(extra, "extra")
-        now = self.now()
+        now = self.rt.now()
         try:
             async with self.store.begin() as conn:
-                node = await self._get_node(conn, node_uuid)
+                node = await get_node(conn, node_uuid)
                 if await repos.node_ports.first(conn, address=mac) is not None:
                     raise be.MACAlreadyExists(mac=mac)
                 if portgroup_uuid is not None:
@@ -119,7 +129,7 @@ class NicsMixin(VifsMixin):
         return port
 
     async def get_port(self, ctx: RequestContext, uuid: str) -> NodePort:
-        self._require_admin(ctx, "baremetal:port:get")
+        require_admin(ctx, "baremetal:port:get")
         async with self.store.begin() as conn:
             return await self._get_port(conn, uuid)
 
@@ -131,21 +141,21 @@ class NicsMixin(VifsMixin):
         address: str | None = None,
         portgroup: str | None = None,
     ) -> list[NodePort]:
-        self._require_admin(ctx, "baremetal:port:list")
+        require_admin(ctx, "baremetal:port:list")
         filters: dict[str, Any] = {}
         if address is not None:
             filters["address"] = validation.mac_address(address)
         async with self.store.begin() as conn:
             if node is not None:
-                filters["node_uuid"] = (await self._get_node(conn, node)).uuid
+                filters["node_uuid"] = (await get_node(conn, node)).uuid
             if portgroup is not None:
                 filters["portgroup_uuid"] = (await self._get_portgroup(conn, portgroup)).uuid
             return await repos.node_ports.find(conn, order_by=("created_at", "uuid"), **filters)
 
     async def update_port(self, ctx: RequestContext, uuid: str, patch: list[dict[str, Any]]) -> NodePort:
-        self._require_admin(ctx, "baremetal:port:update")
+        require_admin(ctx, "baremetal:port:update")
         port = await self.get_port(ctx, uuid)
-        async with self._node_locked(port.node_uuid):
+        async with self.lock.locked(port.node_uuid):
             async with self.store.begin() as conn:
                 port = await self._get_port(conn, uuid)
             current = dataclasses.asdict(port)
@@ -169,7 +179,7 @@ class NicsMixin(VifsMixin):
                 raise be.InvalidState(
                     f"Cannot update {', '.join(wiring)} of port {uuid} while VIF {port.vif} is attached to it"
                 )
-            changes["updated_at"] = self.now()
+            changes["updated_at"] = self.rt.now()
             try:
                 async with self.store.begin() as conn:
                     if "address" in changes and await repos.node_ports.first(conn, address=changes["address"]):
@@ -186,9 +196,9 @@ class NicsMixin(VifsMixin):
             return dataclasses.replace(port, **changes)
 
     async def delete_port(self, ctx: RequestContext, uuid: str) -> None:
-        self._require_admin(ctx, "baremetal:port:delete")
+        require_admin(ctx, "baremetal:port:delete")
         port = await self.get_port(ctx, uuid)
-        async with self._node_locked(port.node_uuid) as node:
+        async with self.lock.locked(port.node_uuid) as node:
             async with self.store.begin() as conn:
                 port = await self._get_port(conn, uuid)
             await self._free_for_deletion(node, port, "port")
@@ -208,15 +218,15 @@ class NicsMixin(VifsMixin):
         standalone_ports_supported: bool = True,
         extra: dict[str, Any] | None = None,
     ) -> Portgroup:
-        self._require_admin(ctx, "baremetal:portgroup:create")
+        require_admin(ctx, "baremetal:portgroup:create")
         mac = validation.mac_address(address) if address is not None else None
         name = validation.logical_name(name)
         mode = validation.optional_text(mode, "mode")
         validation.boolean(standalone_ports_supported, "standalone_ports_supported")
         extra = validation.mapping(extra, "extra")
-        now = self.now()
+        now = self.rt.now()
         async with self.store.begin() as conn:
-            node = await self._get_node(conn, node_uuid)
+            node = await get_node(conn, node_uuid)
             if mac is not None and await repos.portgroups.first(conn, address=mac) is not None:
                 raise be.PortgroupMACAlreadyExists(mac=mac)
             if name is not None and await repos.portgroups.first(conn, name=name) is not None:
@@ -230,26 +240,26 @@ class NicsMixin(VifsMixin):
         return portgroup
 
     async def get_portgroup(self, ctx: RequestContext, ident: str) -> Portgroup:
-        self._require_admin(ctx, "baremetal:portgroup:get")
+        require_admin(ctx, "baremetal:portgroup:get")
         async with self.store.begin() as conn:
             return await self._get_portgroup(conn, ident)
 
     async def list_portgroups(
         self, ctx: RequestContext, *, node: str | None = None, address: str | None = None
     ) -> list[Portgroup]:
-        self._require_admin(ctx, "baremetal:portgroup:list")
+        require_admin(ctx, "baremetal:portgroup:list")
         filters: dict[str, Any] = {}
         if address is not None:
             filters["address"] = validation.mac_address(address)
         async with self.store.begin() as conn:
             if node is not None:
-                filters["node_uuid"] = (await self._get_node(conn, node)).uuid
+                filters["node_uuid"] = (await get_node(conn, node)).uuid
             return await repos.portgroups.find(conn, order_by=("created_at", "uuid"), **filters)
 
     async def delete_portgroup(self, ctx: RequestContext, ident: str) -> None:
-        self._require_admin(ctx, "baremetal:portgroup:delete")
+        require_admin(ctx, "baremetal:portgroup:delete")
         portgroup = await self.get_portgroup(ctx, ident)
-        async with self._node_locked(portgroup.node_uuid) as node:
+        async with self.lock.locked(portgroup.node_uuid) as node:
             async with self.store.begin() as conn:
                 portgroup = await self._get_portgroup(conn, portgroup.uuid)
                 if await repos.node_ports.count(conn, portgroup_uuid=portgroup.uuid):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
@@ -18,13 +19,23 @@ from tether.domain.baremetal_states import (
 from tether.domain.errors import baremetal as be
 from tether.domain.events import InstanceReleased
 from tether.domain.ids import new_uuid
-from tether.drivers.hardware import HardwareError
+from tether.drivers.hardware import FakeHardware, HardwareError
+from tether.runtime.bus import MessageBus
+from tether.runtime.runtime import Runtime
 from tether.services.baremetal import validation
-from tether.services.baremetal.base import DRIVERS
+from tether.services.baremetal.access import require_admin
+from tether.services.baremetal.jobs import ConductorJobs
+from tether.services.baremetal.lookup import NodeLookup
+from tether.services.baremetal.node_lock import NodeLock
 from tether.services.baremetal.patches import apply_patch, changed
-from tether.services.baremetal.provisioning import ProvisioningMixin
+from tether.services.baremetal.provisioning import Provisioning
+from tether.services.baremetal.transitions import node_key
+from tether.services.baremetal.vifs import Vifs
 from tether.services.context import RequestContext
 from tether.store import repos
+from tether.store.database import Store
+
+DRIVERS = ("fake-hardware",)
 
 # What a node PATCH may touch, and what each field becomes when removed.
 _WRITABLE = {
@@ -39,7 +50,24 @@ _INTERNAL = (
 )
 
 
-class NodesMixin(ProvisioningMixin):
+class Nodes:
+    def __init__(
+        self, store: Store, rt: Runtime, rng: random.Random, *, hardware: FakeHardware, lookup: NodeLookup,
+        lock: NodeLock, vifs: Vifs, jobs: ConductorJobs, provisioning: Provisioning,
+        bus: MessageBus | None,
+    ) -> None:
+        self.store = store
+        self.rt = rt
+        self.rng = rng
+        self.hardware = hardware
+        self.lookup = lookup
+        self.lock = lock
+        self.vifs = vifs
+        self.jobs = jobs
+        self.provisioning = provisioning
+        # Told when a deleted node leaves its instance behind.
+        self.bus = bus
+
     async def create_node(
         self,
         ctx: RequestContext,
@@ -53,12 +81,12 @@ class NodesMixin(ProvisioningMixin):
         chassis_uuid: str | None = None,
         uuid: str | None = None,
     ) -> Node:
-        self._require_admin(ctx, "baremetal:node:create")
+        require_admin(ctx, "baremetal:node:create")
         name = validation.node_name(name, creating=True)
         if driver not in DRIVERS:
             raise be.DriverNotFound(driver_name=driver)
         uuid = validation.uuid_value(uuid) if uuid is not None else new_uuid(self.rng)
-        now = self.now()
+        now = self.rt.now()
         node = Node(
             uuid=uuid, name=name, driver=driver, provision_state=ENROLL,
             power_state=self.hardware.power_state(uuid),
@@ -82,8 +110,8 @@ class NodesMixin(ProvisioningMixin):
         return node
 
     async def get_node(self, ctx: RequestContext, ident: str) -> Node:
-        self._require_admin(ctx, "baremetal:node:get")
-        return await self._read_node(ident)
+        require_admin(ctx, "baremetal:node:get")
+        return await self.lookup.read(ident)
 
     async def list_nodes(
         self,
@@ -95,7 +123,7 @@ class NodesMixin(ProvisioningMixin):
         provision_state: str | None = None,
         resource_class: str | None = None,
     ) -> list[Node]:
-        self._require_admin(ctx, "baremetal:node:list")
+        require_admin(ctx, "baremetal:node:list")
         filters: dict[str, Any] = {}
         if instance_uuid is not None:
             filters["instance_uuid"] = instance_uuid
@@ -112,8 +140,8 @@ class NodesMixin(ProvisioningMixin):
         return nodes
 
     async def update_node(self, ctx: RequestContext, ident: str, patch: list[dict[str, Any]]) -> Node:
-        self._require_admin(ctx, "baremetal:node:update")
-        async with self._node_locked(ident) as node:
+        require_admin(ctx, "baremetal:node:update")
+        async with self.lock.locked(ident) as node:
             patched = apply_patch(
                 dataclasses.asdict(node), patch, writable=_WRITABLE, internal=_INTERNAL, mandatory=("driver",)
             )
@@ -123,7 +151,7 @@ class NodesMixin(ProvisioningMixin):
             self._check_node_fields(node, changes)
             if "maintenance" in changes and not changes["maintenance"]:
                 changes["maintenance_reason"] = None
-            changes["updated_at"] = self.now()
+            changes["updated_at"] = self.rt.now()
             try:
                 async with self.store.begin() as conn:
                     await self._check_node_conflicts(conn, node, changes)
@@ -136,7 +164,7 @@ class NodesMixin(ProvisioningMixin):
             updated = dataclasses.replace(node, **changes)
         if "maintenance" in changes:
             self._maintenance_changed(updated)
-        return await self._read_node(node.uuid)
+        return await self.lookup.read(node.uuid)
 
     def _check_node_fields(self, node: Node, changes: dict[str, Any]) -> None:
         if "name" in changes and not validation.is_logical_name(changes["name"]) and changes["name"] is not None:
@@ -174,8 +202,8 @@ class NodesMixin(ProvisioningMixin):
             raise be.ChassisNotFound(chassis=chassis_uuid)
 
     async def delete_node(self, ctx: RequestContext, ident: str) -> None:
-        self._require_admin(ctx, "baremetal:node:delete")
-        async with self._node_locked(ident) as node:
+        require_admin(ctx, "baremetal:node:delete")
+        async with self.lock.locked(ident) as node:
             if node.instance_uuid is not None and not node.maintenance:
                 raise be.NodeAssociated(node=node.uuid, instance=node.instance_uuid)
             if node.provision_state not in DELETE_ALLOWED_STATES and not node.maintenance:
@@ -183,47 +211,47 @@ class NodesMixin(ProvisioningMixin):
                     node=node.uuid, state=node.provision_state, valid=", ".join(DELETE_ALLOWED_STATES)
                 )
             # rule 2: the ports the node's NICs held are released (unbound, MAC reset) before it goes.
-            await self._detach_all_vifs(node.uuid)
+            await self.vifs.detach_all(node.uuid)
             async with self.store.begin() as conn:
                 await repos.node_ports.delete_where(conn, node_uuid=node.uuid)
                 await repos.portgroups.delete_where(conn, node_uuid=node.uuid)
                 await repos.nodes.delete(conn, node.uuid)
             # Any job still waiting on the node finds it gone (rule 3) and ends.
-            self._jobs.pop(node.uuid, None)
+            self.jobs.retire(node.uuid)
             self.rt.note(f"node {node.uuid}: deleted in {node.provision_state}")
-        self._notify(node.uuid)
+        self.rt.notify(node_key(node.uuid))
         if node.instance_uuid is not None and self.bus is not None:
             self.bus.publish(InstanceReleased(node.instance_uuid, node.uuid))
 
     async def set_maintenance(
         self, ctx: RequestContext, ident: str, on: bool, reason: str | None = None
     ) -> Node:
-        self._require_admin(ctx, "baremetal:node:set_maintenance")
+        require_admin(ctx, "baremetal:node:set_maintenance")
         validation.boolean(on, "maintenance")
-        async with self._node_locked(ident) as node:
-            values = {"maintenance": on, "maintenance_reason": reason if on else None, "updated_at": self.now()}
+        async with self.lock.locked(ident) as node:
+            values = {"maintenance": on, "maintenance_reason": reason if on else None, "updated_at": self.rt.now()}
             async with self.store.begin() as conn:
                 await repos.nodes.update(conn, node.uuid, **values)
             updated = dataclasses.replace(node, **values)
         if node.maintenance != on:
             self._maintenance_changed(updated)
-        return await self._read_node(node.uuid)
+        return await self.lookup.read(node.uuid)
 
     def _maintenance_changed(self, node: Node) -> None:
-        self._notify(node.uuid)
+        self.rt.notify(node_key(node.uuid))
         # rule 3: a job that stopped because the node went into maintenance resumes when it leaves it.
-        if not node.maintenance and node.provision_state in TRANSIENT_STATES and not self._job_running(node.uuid):
-            self._start_job_for(node, resume=True)
+        if not node.maintenance and node.provision_state in TRANSIENT_STATES and not self.jobs.running(node.uuid):
+            self.provisioning.start_job_for(node, resume=True)
 
     async def set_power_state(self, ctx: RequestContext, ident: str, target: str) -> Node:
-        self._require_admin(ctx, "baremetal:node:set_power_state")
+        require_admin(ctx, "baremetal:node:set_power_state")
         desired = POWER_TARGETS.get(target) if isinstance(target, str) else None
         if desired is None:
             raise be.InvalidParameterValue(
                 err=f"The requested power state {target!r} is not valid; expected one of "
                     f"{', '.join(sorted(POWER_TARGETS))}"
             )
-        async with self._node_locked(ident) as node:
+        async with self.lock.locked(ident) as node:
             async with self.store.begin() as conn:
                 await repos.nodes.update(conn, node.uuid, target_power_state=desired, last_error=None)
             try:
@@ -236,5 +264,5 @@ class NodesMixin(ProvisioningMixin):
                 values = {"last_error": f"Failed to change power state to '{desired}' by '{target}'. "
                                         f"Error: {error}"}
             async with self.store.begin() as conn:
-                await repos.nodes.update(conn, node.uuid, target_power_state=None, updated_at=self.now(), **values)
-        return await self._read_node(node.uuid)
+                await repos.nodes.update(conn, node.uuid, target_power_state=None, updated_at=self.rt.now(), **values)
+        return await self.lookup.read(node.uuid)

@@ -25,13 +25,19 @@ from tether.domain.baremetal_states import (
     VERBS,
 )
 from tether.domain.errors import baremetal as be
-from tether.services.baremetal.base import NodeChanged
-from tether.services.baremetal.cleaning import CLEAN_TIMEOUT_ERROR
-from tether.services.baremetal.deploy import DeployMixin
-from tether.services.baremetal.teardown import TeardownMixin
-from tether.services.baremetal.vifs import VifsMixin
+from tether.runtime.runtime import Runtime
+from tether.services.baremetal.access import require_admin
+from tether.services.baremetal.cleaning import CLEAN_TIMEOUT_ERROR, Cleaning
+from tether.services.baremetal.deploy import Deploy
+from tether.services.baremetal.jobs import ConductorJobs
+from tether.services.baremetal.lookup import NodeLookup
+from tether.services.baremetal.node_lock import NodeLock
+from tether.services.baremetal.teardown import Teardown
+from tether.services.baremetal.transitions import NodeChanged, Transitions, refuse_illegal
+from tether.services.baremetal.vifs import Vifs
 from tether.services.context import RequestContext
 from tether.store import repos
+from tether.store.database import Store
 
 _ABORTED = {DEPLOYWAIT: "Deploy operation aborted for node {node}.",
             CLEANWAIT: "Clean operation aborted for node {node}."}
@@ -44,9 +50,24 @@ _TIMED_OUT = {
 }
 
 
-class ProvisioningMixin(DeployMixin, TeardownMixin, VifsMixin):
+class Provisioning:
+    def __init__(
+        self, store: Store, rt: Runtime, *, lookup: NodeLookup, lock: NodeLock, transitions: Transitions,
+        jobs: ConductorJobs, vifs: Vifs, deploy: Deploy, teardown: Teardown, cleaning: Cleaning,
+    ) -> None:
+        self.store = store
+        self.rt = rt
+        self.lookup = lookup
+        self.lock = lock
+        self.transitions = transitions
+        self.jobs = jobs
+        self.vifs = vifs
+        self.deploy = deploy
+        self.teardown = teardown
+        self.cleaning = cleaning
+
     async def set_provision_state(self, ctx: RequestContext, ident: str, target: str) -> Node:
-        self._require_admin(ctx, "baremetal:node:set_provision_state")
+        require_admin(ctx, "baremetal:node:set_provision_state")
         event = VERBS.get(target) if isinstance(target, str) else None
         if event is None:
             raise be.InvalidParameterValue(
@@ -54,39 +75,39 @@ class ProvisioningMixin(DeployMixin, TeardownMixin, VifsMixin):
                     f"Value should be one of: {', '.join(VERBS)}"
             )
         # Refuse what the state table refuses before waiting for the lock, as ironic's API does.
-        self._check_request(await self._read_node(ident), target, event)
-        async with self._node_locked(ident) as node:
+        self._check_request(await self.lookup.read(ident), target, event)
+        async with self.lock.locked(ident) as node:
             self._check_request(node, target, event)
             node = await self._start_provisioning(node, event)
-        return await self._read_node(node.uuid)
+        return await self.lookup.read(node.uuid)
 
     def _check_request(self, node: Node, target: str, event: str) -> None:
-        self._refuse_illegal(node, target, event)
+        refuse_illegal(node, target, event)
         if event in ("deploy", "rebuild") and node.maintenance:
             raise be.NodeInMaintenance(op="provisioning", node=node.uuid)
 
     async def _start_provisioning(self, node: Node, event: str) -> Node:
         if event == "abort":
             reason = _ABORTED.get(node.provision_state, "Operation aborted for node {node}.")
-            return await self._transition(node, event, last_error=reason.format(node=node.uuid))
+            return await self.transitions.apply(node, event, last_error=reason.format(node=node.uuid))
         if event == "manage":
-            return await self._transition(node, event, last_error=None)
+            return await self.transitions.apply(node, event, last_error=None)
         if event in ("provide", "clean"):
             target = AVAILABLE if event == "provide" else MANAGEABLE
-            node = await self._transition(node, event, target=target, last_error=None)
+            node = await self.transitions.apply(node, event, target=target, last_error=None)
         else:  # deploy, rebuild, delete
-            node = await self._transition(node, event, last_error=None)
-        self._start_job_for(node)
+            node = await self.transitions.apply(node, event, last_error=None)
+        self.start_job_for(node)
         return node
 
-    def _start_job_for(self, node: Node, *, resume: bool = False) -> None:
+    def start_job_for(self, node: Node, *, resume: bool = False) -> None:
         """Start the job that carries ``node`` out of its transient state."""
         if node.provision_state in (DEPLOYING, DEPLOYWAIT):
-            self._start_job(node.uuid, "deploy", self._deploy_job)
+            self.jobs.start(node.uuid, "deploy", self.deploy.job)
         elif node.provision_state == DELETING:
-            self._start_job(node.uuid, "teardown", self._teardown_job)
+            self.jobs.start(node.uuid, "teardown", self.teardown.job)
         elif node.provision_state in (CLEANING, CLEANWAIT):
-            self._start_job(node.uuid, "clean", partial(self._cleaning_job, resume=resume))
+            self.jobs.start(node.uuid, "clean", partial(self.cleaning.job, resume=resume))
 
     async def resume_conductor_jobs(self) -> None:
         """After a restart: forget the dead process's locks and give every transient node its job back.
@@ -95,43 +116,40 @@ class ProvisioningMixin(DeployMixin, TeardownMixin, VifsMixin):
         (leaving maintenance resumes them).
         """
         async with self.store.begin() as conn:
-            stale = await repos.nodes.find(conn, reservation=self.host)
-            for node in stale:
-                if not self.rt.locks.is_locked("node", node.uuid):
-                    await repos.nodes.update(conn, node.uuid, reservation=None)
+            await self.lock.forget_dead_reservations(conn)
             nodes = await repos.nodes.find(
                 conn, order_by=("created_at", "uuid"), provision_state=list(TRANSIENT_STATES), maintenance=False
             )
-        await self._recover_vif_intents()
+        await self.vifs.recover_intents()
         for node in nodes:
-            if not self._job_running(node.uuid):
+            if not self.jobs.running(node.uuid):
                 self.rt.note(f"node {node.uuid}: resuming its job in {node.provision_state}")
-                self._start_job_for(node, resume=True)
+                self.start_job_for(node, resume=True)
 
     async def expire_transient(self, node_uuid: str) -> bool:
         """Fail a node that sits in a transient state past its deadline (rule 3's backstop).
 
         Returns whether it did; a node whose job holds its lock is left to that job.
         """
-        node = await self.find_node(node_uuid)
+        node = await self.lookup.find(node_uuid)
         if node is None or node.provision_state not in TRANSIENT_STATES:
             return False
         try:
-            await self._lock(node_uuid)
+            await self.lock.acquire(node_uuid)
         except be.NodeLocked:
             return False
         try:
-            node = await self.find_node(node_uuid)
+            node = await self.lookup.find(node_uuid)
             if node is None or node.provision_state not in TRANSIENT_STATES:
                 return False
             state = PROVISION_STATES.states[node.provision_state]
-            if self.now() <= node.provision_updated_at + (state.deadline or 0.0):
+            if self.rt.now() <= node.provision_updated_at + (state.deadline or 0.0):
                 return False
-            self._jobs.pop(node_uuid, None)  # whatever job still waits on it is retired
+            self.jobs.retire(node_uuid)  # whatever job still waits on it is retired
             reason = _TIMED_OUT.get(node.provision_state, "Timeout reached for node {node}")
-            await self._transition(node, state.on_timeout or "fail", last_error=reason.format(node=node_uuid))
+            await self.transitions.apply(node, state.on_timeout or "fail", last_error=reason.format(node=node_uuid))
             return True
         except NodeChanged:
             return False
         finally:
-            await self._unlock(node_uuid)
+            await self.lock.release(node_uuid)

@@ -7,36 +7,60 @@ fails loudly into ``error`` rather than reach ``available`` with one left.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from tether.domain.baremetal_states import AVAILABLE, DELETING
 from tether.domain.events import InstanceReleased
-from tether.services.baremetal.base import NodeChanged, NodeHold
-from tether.services.baremetal.cleaning import CleaningMixin
-from tether.services.baremetal.vifs import VifsMixin
+from tether.drivers.hardware import FakeHardware
+from tether.runtime.runtime import Runtime
+from tether.services.baremetal.cleaning import Cleaning
+from tether.services.baremetal.jobs import ConductorJobs
+from tether.services.baremetal.node_lock import NodeHold, NodeLock
+from tether.services.baremetal.transitions import NodeChanged, Transitions, node_key
+from tether.services.baremetal.vifs import Vifs
 from tether.store import repos
+from tether.store.database import Store
+
+# How tear-down takes a node's VIFs off (``BaremetalSteps.detach_vifs_on_teardown``).
+DetachVifsOnTeardown = Callable[[Vifs, str], Awaitable[None]]
 
 
-class TeardownMixin(CleaningMixin, VifsMixin):
-    async def _teardown_job(self, uuid: str, token: object) -> None:
-        hold = NodeHold(self, uuid)
+class Teardown:
+    def __init__(
+        self, store: Store, rt: Runtime, *, hardware: FakeHardware, lock: NodeLock, transitions: Transitions,
+        jobs: ConductorJobs, vifs: Vifs, cleaning: Cleaning, detach_vifs: DetachVifsOnTeardown,
+    ) -> None:
+        self.store = store
+        self.rt = rt
+        self.hardware = hardware
+        self.lock = lock
+        self.transitions = transitions
+        self.jobs = jobs
+        self.vifs = vifs
+        self.cleaning = cleaning
+        self._detach_vifs = detach_vifs
+
+    async def job(self, uuid: str, token: object) -> None:
+        hold = NodeHold(self.lock, uuid)
         try:
             await hold.take()
-            node = await self._current(uuid, token, (DELETING,))
+            node = await self.jobs.current(uuid, token, (DELETING,))
             try:
                 await self.rt.checkpoint("baremetal.teardown.before_vif_detach")
-                await self.steps.detach_vifs_on_teardown(self, uuid)  # type: ignore[arg-type]
+                await self._detach_vifs(self.vifs, uuid)
                 await self._forget_instance(uuid)
                 power_state = self.hardware.set_power(uuid, False)
                 async with self.store.begin() as conn:
-                    await repos.nodes.update(conn, uuid, power_state=power_state, updated_at=self.now())
+                    await repos.nodes.update(conn, uuid, power_state=power_state, updated_at=self.rt.now())
                 await self.rt.checkpoint("baremetal.teardown.before_clean")
             except NodeChanged:
                 raise
             except Exception as error:
                 # rule 3 (seed 000): fail loudly; never reach available with a VIF left.
-                await self._transition(node, "fail", last_error=f"Failed to tear down: {error}")
+                await self.transitions.apply(node, "fail", last_error=f"Failed to tear down: {error}")
                 return
-            node = await self._transition(node, "clean", target=AVAILABLE)
-            await self._clean(node, resume=False)
+            node = await self.transitions.apply(node, "clean", target=AVAILABLE)
+            await self.cleaning.clean(node, resume=False)
         finally:
             await hold.give()
 
@@ -45,10 +69,10 @@ class TeardownMixin(CleaningMixin, VifsMixin):
             node = await uow.nodes.get(uuid)
             forgotten = await uow.nodes.update(
                 uuid, expect={"provision_state": DELETING}, instance_uuid=None, instance_info={},
-                updated_at=self.now(),
+                updated_at=self.rt.now(),
             )
             if forgotten and node is not None and node.instance_uuid is not None:
                 uow.emit(InstanceReleased(node.instance_uuid, uuid))
         if not forgotten or node is None:
             raise NodeChanged(uuid)
-        self._notify(uuid)
+        self.rt.notify(node_key(uuid))

@@ -8,6 +8,8 @@ restart (rule 5).
 
 from __future__ import annotations
 
+import random
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from tether.domain.baremetal import TENANT_VIF_KEY, Node, NodePort, Portgroup
@@ -21,31 +23,51 @@ from tether.domain.baremetal_vifs import (
 from tether.domain.errors import baremetal as be
 from tether.domain.errors import network as ne
 from tether.domain.ids import new_uuid
-from tether.services.baremetal.base import BaremetalBase, NodeHold
+from tether.runtime.runtime import Runtime
+from tether.services.baremetal.access import network_context, require_admin
+from tether.services.baremetal.lookup import NodeLookup, get_node
+from tether.services.baremetal.node_lock import NodeHold, NodeLock
 from tether.services.context import RequestContext
 from tether.store import intents, repos
+from tether.store.database import Store, StoreConnection
 
 if TYPE_CHECKING:
-    from tether.store.database import StoreConnection
+    from tether.services.network import NetworkService
 
 ATTACH_INTENT = "baremetal.vif_attach"
 DETACH_INTENT = "baremetal.vif_detach"
 
+# How a detached VIF's network port is released (``BaremetalSteps.release_port``).
+ReleasePort = Callable[["Vifs", str], Awaitable[None]]
 
-class VifsMixin(BaremetalBase):
+
+async def nics_of(conn: StoreConnection, node_uuid: str) -> tuple[list[NodePort], list[Portgroup]]:
+    """The node's NICs and portgroups, oldest first."""
+    ports = await repos.node_ports.find(conn, order_by=("created_at", "uuid"), node_uuid=node_uuid)
+    portgroups = await repos.portgroups.find(conn, order_by=("created_at", "uuid"), node_uuid=node_uuid)
+    return ports, portgroups
+
+
+class Vifs:
+    def __init__(
+        self, store: Store, rt: Runtime, rng: random.Random, *, network: NetworkService, lookup: NodeLookup,
+        lock: NodeLock, release_port: ReleasePort,
+    ) -> None:
+        self.store = store
+        self.rt = rt
+        self.rng = rng
+        self.network = network
+        self.lookup = lookup
+        self.lock = lock
+        self._release_port = release_port
+
     # -- reading -------------------------------------------------------------------
 
-    @staticmethod
-    async def _nics(conn: StoreConnection, node_uuid: str) -> tuple[list[NodePort], list[Portgroup]]:
-        ports = await repos.node_ports.find(conn, order_by=("created_at", "uuid"), node_uuid=node_uuid)
-        portgroups = await repos.portgroups.find(conn, order_by=("created_at", "uuid"), node_uuid=node_uuid)
-        return ports, portgroups
-
     async def vif_list(self, ctx: RequestContext, node_ident: str) -> list[str]:
-        self._require_admin(ctx, "baremetal:node:vif:list")
+        require_admin(ctx, "baremetal:node:vif:list")
         async with self.store.begin() as conn:
-            node = await self._get_node(conn, node_ident)
-            return attached_vifs(*await self._nics(conn, node.uuid))
+            node = await get_node(conn, node_ident)
+            return attached_vifs(*await nics_of(conn, node.uuid))
 
     # -- attach ----------------------------------------------------------------------
 
@@ -58,18 +80,18 @@ class VifsMixin(BaremetalBase):
         port_uuid: str | None = None,
         portgroup_uuid: str | None = None,
     ) -> None:
-        self._require_admin(ctx, "baremetal:node:vif:attach")
+        require_admin(ctx, "baremetal:node:vif:attach")
         if port_uuid is not None and portgroup_uuid is not None:
             raise be.InvalidParameterValue(err="Cannot specify both port_uuid and portgroup_uuid")
-        await self._read_node(node_ident)
+        await self.lookup.read(node_ident)
         port = await self.network.find_port(vif_id)
         if port is None:
             raise be.InvalidParameterValue(err=f"Neutron port {vif_id} was not found")
-        network = await self.network.get_network(self._network_context(), port.network_id)
+        network = await self.network.get_network(network_context(), port.network_id)
         physnets = {network.provider_physical_network} if network.provider_physical_network else set()
-        async with self._node_locked(node_ident) as node:
+        async with self.lock.locked(node_ident) as node:
             async with self.store.begin() as conn:
-                ports, portgroups = await self._nics(conn, node.uuid)
+                ports, portgroups = await nics_of(conn, node.uuid)
                 if port_uuid is not None and not any(nic.uuid == port_uuid for nic in ports):
                     raise be.PortNotFound(port=port_uuid)
                 if portgroup_uuid is not None and not any(pg.uuid == portgroup_uuid for pg in portgroups):
@@ -140,27 +162,27 @@ class VifsMixin(BaremetalBase):
         info = {key: value for key, value in current.internal_info.items() if key != TENANT_VIF_KEY}
         if vif_id is not None:
             info[TENANT_VIF_KEY] = vif_id
-        await repo.update(conn, nic.uuid, internal_info=info, updated_at=self.now())
+        await repo.update(conn, nic.uuid, internal_info=info, updated_at=self.rt.now())
         return True
 
     # -- detach ----------------------------------------------------------------------
 
     async def vif_detach(self, ctx: RequestContext, node_ident: str, vif_id: str) -> None:
-        self._require_admin(ctx, "baremetal:node:vif:detach")
-        async with self._node_locked(node_ident) as node:
-            await self._detach_vif(node.uuid, vif_id)
+        require_admin(ctx, "baremetal:node:vif:detach")
+        async with self.lock.locked(node_ident) as node:
+            await self.detach(node.uuid, vif_id)
 
-    async def _detach_vif(self, node_uuid: str, vif_id: str) -> None:
+    async def detach(self, node_uuid: str, vif_id: str) -> None:
         """Take ``vif_id`` off the node and release its port; the caller holds the node lock."""
         async with self.store.begin() as conn:
-            holder = holder_of(vif_id, *await self._nics(conn, node_uuid))
+            holder = holder_of(vif_id, *await nics_of(conn, node_uuid))
             if holder is None:
                 raise be.VifNotAttached(vif=vif_id, node=node_uuid)
             intent_id = await self._record_intent(conn, DETACH_INTENT, node_uuid, vif_id, holder.address)
             await self._write_vif(conn, holder, None, vif_id)
         try:
             await self.rt.checkpoint("baremetal.vif_detach.before_unbind")
-            await self._release_port(vif_id)
+            await self._release_port(self, vif_id)
         except Exception:
             # The port is still bound to the node: the node keeps listing the VIF so that a
             # retry (or tear-down) can finish the job (rule 1: drop a record only when it is gone).
@@ -171,16 +193,13 @@ class VifsMixin(BaremetalBase):
         await self._forget_intent(intent_id)
         self.rt.note(f"node {node_uuid}: VIF {vif_id} detached")
 
-    async def _release_port(self, vif_id: str) -> None:
-        await self.steps.release_port(self, vif_id)  # type: ignore[arg-type]
-
-    async def _detach_all_vifs(self, node_uuid: str) -> None:
+    async def detach_all(self, node_uuid: str) -> None:
         """Detach every VIF the node lists; the caller holds the node lock."""
         async with self.store.begin() as conn:
-            vifs = attached_vifs(*await self._nics(conn, node_uuid))
+            vifs = attached_vifs(*await nics_of(conn, node_uuid))
         for vif_id in vifs:
             try:
-                await self._detach_vif(node_uuid, vif_id)
+                await self.detach(node_uuid, vif_id)
             except be.VifNotAttached:
                 continue  # already off: that is what we wanted
 
@@ -190,14 +209,14 @@ class VifsMixin(BaremetalBase):
         self, conn: StoreConnection, kind: str, node_uuid: str, vif_id: str, address: str | None
     ) -> str:
         intent_id = new_uuid(self.rng)
-        await intents.record(conn, intent_id, kind, node_uuid, {"vif": vif_id, "address": address}, self.now())
+        await intents.record(conn, intent_id, kind, node_uuid, {"vif": vif_id, "address": address}, self.rt.now())
         return intent_id
 
     async def _forget_intent(self, intent_id: str) -> None:
         async with self.store.begin() as conn:
             await intents.forget(conn, intent_id)
 
-    async def _recover_vif_intents(self) -> None:
+    async def recover_intents(self) -> None:
         """Mend VIF attaches and detaches a dead incarnation left halfway.
 
         The node's record is the truth: a port the node does not list must not
@@ -208,11 +227,11 @@ class VifsMixin(BaremetalBase):
             pending = [i for i in await intents.pending(conn) if i.kind in (ATTACH_INTENT, DETACH_INTENT)]
         for intent in pending:
             node_uuid, vif_id, address = intent.key, intent.payload["vif"], intent.payload.get("address")
-            hold = NodeHold(self, node_uuid)
+            hold = NodeHold(self.lock, node_uuid)
             try:
                 await hold.take()
                 async with self.store.begin() as conn:
-                    listed = vif_id in attached_vifs(*await self._nics(conn, node_uuid))
+                    listed = vif_id in attached_vifs(*await nics_of(conn, node_uuid))
                 if not listed:
                     port = await self.network.find_port(vif_id)
                     if port is not None and (port.binding_host_id == node_uuid or port.mac_address == address):

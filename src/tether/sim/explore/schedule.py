@@ -226,7 +226,7 @@ class _FromSeeded(ScenarioRun):
         runtime.locks._held = RecordingDict(self.recorder, "lock")  # type: ignore[assignment]
         # The build's look at its node, like the users' (EXPLORER_POLL_SECONDS), waits for notifications.
         cloud = Cloud(self.world, runtime, self.rng, fast_passwords=True, node_poll_interval=EXPLORER_POLL_SECONDS)
-        cloud.baremetal._jobs = RecordingDict(self.recorder, "bm.job")
+        cloud.baremetal.jobs.tokens = RecordingDict(self.recorder, "bm.job")
         return cloud
 
 
@@ -308,7 +308,7 @@ class ExploredRun(_FromSeeded):
         memory = (
             sorted((repr(slot), label(owner)) for slot, owner in dict.items(locks._held)),
             sorted((label(owner), repr(slots)) for owner, slots in locks._by_owner.items()),
-            sorted((node, label(token)) for node, token in dict.items(self.cloud.baremetal._jobs)),
+            sorted((node, label(token)) for node, token in dict.items(self.cloud.baremetal.jobs.tokens)),
             sorted(dict.items(self.env.names)), sorted(self.env.outcomes.items()), list(self.errors),
             sorted(scheduler._names.items()), repr(sorted(self.world.hardware._failures.items())),
         )
