@@ -62,7 +62,11 @@ def _given(**filters: Any) -> dict[str, Any]:
 
 
 class Accounts:
-    """The accounts keystone's admin API manages; what changes who may act revokes their tokens."""
+    """What keystone's admin API manages: domains, projects, users, roles and their assignments.
+
+    What takes a right away (disabling, a new password, a role taken back)
+    revokes the tokens that carried it, in the store and in the shared token cache.
+    """
 
     def __init__(self, store: Store, rng: random.Random, *, passwords: Passwords, cache: TokenCache) -> None:
         self.store = store

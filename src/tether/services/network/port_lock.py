@@ -12,5 +12,4 @@ def port_lock(rt: Runtime, port_id: object) -> AbstractAsyncContextManager[None]
     """The port's own lock, the last in rule 4's order (instance, node, port)."""
     if not isinstance(port_id, str):
         raise PortNotFound(port_id=port_id)
-    # read at each call: the runtime's lock table is the one in force now
     return rt.locks.hold("port", port_id)
