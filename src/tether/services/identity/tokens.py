@@ -113,7 +113,7 @@ def context_for(token: Token, *, request_id: str | None = None) -> RequestContex
 
 
 class Tokens:
-    """``token_ttl``: seconds a token lives."""
+    """Tokens issued, validated and revoked; each lives ``token_ttl`` seconds."""
 
     def __init__(
         self, store: Store, rt: Runtime, *, passwords: Passwords, cache: TokenCache, token_ttl: float
