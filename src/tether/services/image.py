@@ -6,6 +6,7 @@ queued; seeding makes images active directly.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -16,9 +17,10 @@ from tether.domain import image as rules
 from tether.domain.errors import image as errors
 from tether.domain.ids import new_uuid
 from tether.domain.image import Image
-from tether.services.base import Service
+from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
 from tether.store import repos
+from tether.store.database import Store
 
 if TYPE_CHECKING:
     from tether.store.database import StoreConnection
@@ -28,7 +30,17 @@ def _duplicate(image_id: str) -> errors.ImageConflict:
     return errors.ImageConflict(reason=f"Image ID {image_id} already exists!")
 
 
-class ImageService(Service):
+class ImageService:
+    """``ImageService(store, runtime, rng)``: the runtime tells the time, the RNG makes ids."""
+
+    def __init__(self, store: Store, runtime: Runtime, rng: random.Random) -> None:
+        self.store = store
+        self.rt = runtime
+        self.rng = rng
+
+    def now(self) -> float:
+        return self.rt.now()
+
     async def create_image(
         self,
         ctx: RequestContext,

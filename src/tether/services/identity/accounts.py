@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -21,10 +22,10 @@ from tether.domain.identity import (
     effective_roles,
     new_keystone_id,
 )
-from tether.services.base import Service
 from tether.services.identity.passwords import Passwords
 from tether.services.identity.tokens import TokenCache, revoke_tokens_where
 from tether.store import repos
+from tether.store.database import Store
 from tether.store.repository import Repository
 
 if TYPE_CHECKING:
@@ -60,9 +61,18 @@ def _given(**filters: Any) -> dict[str, Any]:
     return {key: value for key, value in filters.items() if value is not None}
 
 
-class AccountOperations(Service):
-    _passwords: Passwords
-    _token_cache: TokenCache
+class Accounts:
+    """What keystone's admin API manages: domains, projects, users, roles and their assignments.
+
+    What takes a right away (disabling, a new password, a role taken back)
+    revokes the tokens that carried it, in the store and in the shared token cache.
+    """
+
+    def __init__(self, store: Store, rng: random.Random, *, passwords: Passwords, cache: TokenCache) -> None:
+        self.store = store
+        self.rng = rng
+        self.passwords = passwords
+        self.cache = cache
 
     # -- domains ------------------------------------------------------------
 
@@ -151,7 +161,7 @@ class AccountOperations(Service):
                     await revoke_tokens_where(conn, project_id=project_id)
                 updated = await _require_project(conn, project_id)
         if enabled is False:
-            self._token_cache.forget(lambda token: token.project_id == project_id)
+            self.cache.forget(lambda token: token.project_id == project_id)
         return updated
 
     # -- users --------------------------------------------------------------
@@ -168,7 +178,7 @@ class AccountOperations(Service):
     ) -> User:
         """A user; without a password (None or "") they cannot authenticate by password."""
         check_name(name)
-        password_hash = await self._passwords.hash(password) if password else ""
+        password_hash = await self.passwords.hash(password) if password else ""
         user = User(id=id or new_keystone_id(self.rng), name=name, password_hash=password_hash, domain_id=domain_id,
                     enabled=enabled, default_project_id=default_project_id)
         with conflicts_as("user", name, domain_id):
@@ -210,7 +220,7 @@ class AccountOperations(Service):
         """Change a user; disabling them or changing their password revokes their tokens, as keystone does."""
         if name is not None:
             check_name(name)
-        password_hash = await self._passwords.hash(password) if password else None
+        password_hash = await self.passwords.hash(password) if password else None
         changes = _given(name=name, password_hash=password_hash, enabled=enabled)
         revoke = enabled is False or password_hash is not None
         with conflicts_as("user", name or user_id):
@@ -224,7 +234,7 @@ class AccountOperations(Service):
                     await revoke_tokens_where(conn, user_id=user_id)
                 updated = await _require_user(conn, user_id)
         if revoke:
-            self._token_cache.forget(lambda token: token.user_id == user_id)
+            self.cache.forget(lambda token: token.user_id == user_id)
         return updated
 
     # -- roles --------------------------------------------------------------
@@ -290,12 +300,12 @@ class AccountOperations(Service):
                 raise errors.RoleAssignmentNotFound(role_id=role_id, actor_id=user_id, target_id=project_id)
             await revoke_tokens_where(conn, user_id=user_id, project_id=project_id)
             project = await repos.projects.get(conn, project_id)
-            # system scope rests on the admin project's roles (see TokenOperations.authenticate)
+            # system scope rests on the admin project's roles (see Tokens.authenticate)
             admin_project = (project is not None and project.name == ADMIN_PROJECT_NAME
                              and project.domain_id == DEFAULT_DOMAIN_ID)
             if admin_project:
                 await revoke_tokens_where(conn, user_id=user_id, system=True)
-        self._token_cache.forget(
+        self.cache.forget(
             lambda token: token.user_id == user_id and (token.project_id == project_id or
                                                         (admin_project and token.system))
         )

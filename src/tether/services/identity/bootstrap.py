@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import IntegrityError
@@ -20,10 +21,10 @@ from tether.domain.identity import (
     User,
     new_keystone_id,
 )
-from tether.services.base import Service
 from tether.services.identity.passwords import Passwords
 from tether.services.identity.tokens import TokenCache, revoke_tokens_where
 from tether.store import repos
+from tether.store.database import Store
 
 if TYPE_CHECKING:
     from tether.store.database import StoreConnection
@@ -33,9 +34,12 @@ PROJECTS = (ADMIN_PROJECT_NAME, "demo", "service")
 ASSIGNMENTS = (("admin", ADMIN_PROJECT_NAME, "admin"), ("demo", "demo", "member"))
 
 
-class BootstrapOperation(Service):
-    _passwords: Passwords
-    _token_cache: TokenCache
+class Bootstrap:
+    def __init__(self, store: Store, rng: random.Random, *, passwords: Passwords, cache: TokenCache) -> None:
+        self.store = store
+        self.rng = rng
+        self.passwords = passwords
+        self.cache = cache
 
     async def bootstrap(self, *, admin_password: str, demo_password: str) -> None:
         """The Default domain, roles admin/member/reader/service (admin implies
@@ -54,8 +58,8 @@ class BootstrapOperation(Service):
         # users' hashes are worked out side by side (argon2 releases the GIL).
         async def new_hash(name: str, password: str) -> str | None:
             user = existing[name]
-            if user is None or not await self._passwords.verify(user.password_hash, password):
-                return await self._passwords.hash(password)
+            if user is None or not await self.passwords.verify(user.password_hash, password):
+                return await self.passwords.hash(password)
             return None
 
         results = await asyncio.gather(*(new_hash(name, password) for name, password in passwords.items()))
@@ -71,7 +75,7 @@ class BootstrapOperation(Service):
                 if attempt == 2:
                     raise
         if reset:
-            self._token_cache.forget(lambda token: token.user_id in reset)
+            self.cache.forget(lambda token: token.user_id in reset)
 
     async def _bootstrap_rows(self, conn: StoreConnection, new_hashes: dict[str, str]) -> set[str]:
         """Create what is missing; returns the ids of users whose password was reset."""

@@ -1,4 +1,10 @@
-"""IdentityService: keystone's accounts, password tokens and catalog in one service."""
+"""IdentityService: keystone's accounts, password tokens and catalog, each a module, assembled in one service.
+
+``IdentityService`` holds no logic. It builds each part with exactly what that
+part needs (the token cache and the password hasher are shared: what changes
+an account drops its holder's cached tokens) and offers the parts' public
+methods under one name, which is how the API and the cloud reach them.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +12,20 @@ import random
 
 from argon2 import PasswordHasher
 
-from tether.domain.identity import Token
 from tether.runtime.runtime import Runtime
-from tether.services.context import RequestContext
-from tether.services.identity.accounts import AccountOperations
-from tether.services.identity.bootstrap import BootstrapOperation
+from tether.services.identity.accounts import Accounts
+from tether.services.identity.bootstrap import Bootstrap
 from tether.services.identity.catalog import build_catalog
 from tether.services.identity.passwords import Passwords
 from tether.services.identity.token_format import token_body
-from tether.services.identity.tokens import TokenCache, TokenOperations
+from tether.services.identity.tokens import TokenCache, Tokens, context_for
 from tether.store.database import Store
 
 DEFAULT_TOKEN_TTL = 3600.0
 DEFAULT_TOKEN_CACHE_SECONDS = 30.0
 
 
-class IdentityService(BootstrapOperation, TokenOperations, AccountOperations):
+class IdentityService:
     """Options:
 
     - ``token_ttl``: seconds a token lives (keystone's default, an hour).
@@ -42,18 +46,50 @@ class IdentityService(BootstrapOperation, TokenOperations, AccountOperations):
         token_cache_seconds: float = DEFAULT_TOKEN_CACHE_SECONDS,
         password_hasher: PasswordHasher | None = None,
     ) -> None:
-        super().__init__(store, runtime, rng)
-        if token_ttl <= 0:
-            raise ValueError(f"token_ttl must be positive, not {token_ttl!r}")
-        self.token_ttl = token_ttl
-        self._passwords = Passwords(password_hasher)
-        self._token_cache = TokenCache(ttl=token_cache_seconds)
+        self.store = store
+        self.rt = runtime
+        passwords = Passwords(password_hasher)
+        cache = TokenCache(ttl=token_cache_seconds)
+        tokens = Tokens(store, runtime, passwords=passwords, cache=cache, token_ttl=token_ttl)
+        bootstrap = Bootstrap(store, rng, passwords=passwords, cache=cache)
+        accounts = Accounts(store, rng, passwords=passwords, cache=cache)
 
-    def context_for(self, token: Token, *, request_id: str | None = None) -> RequestContext:
-        """The request context of a (validated) token's holder."""
-        extra = {"request_id": request_id} if request_id is not None else {}
-        return RequestContext(user_id=token.user_id, project_id=token.project_id,
-                              roles=frozenset(token.roles), system=token.system, **extra)
+        self.bootstrap = bootstrap.bootstrap
+        # tokens, and what the API makes of them
+        self.authenticate = tokens.authenticate
+        self.validate_token = tokens.validate_token
+        self.revoke_token = tokens.revoke_token
+        self.purge_expired_tokens = tokens.purge_expired_tokens
+        self.context_for = context_for
+        self.catalog = build_catalog
+        self.token_body = token_body
+        # domains
+        self.create_domain = accounts.create_domain
+        self.get_domain = accounts.get_domain
+        self.find_domain = accounts.find_domain
+        self.list_domains = accounts.list_domains
+        # projects
+        self.create_project = accounts.create_project
+        self.get_project = accounts.get_project
+        self.find_project = accounts.find_project
+        self.list_projects = accounts.list_projects
+        self.update_project = accounts.update_project
+        # users
+        self.create_user = accounts.create_user
+        self.get_user = accounts.get_user
+        self.find_user = accounts.find_user
+        self.list_users = accounts.list_users
+        self.update_user = accounts.update_user
+        # roles and their assignments
+        self.create_role = accounts.create_role
+        self.get_role = accounts.get_role
+        self.find_role = accounts.find_role
+        self.list_roles = accounts.list_roles
+        self.imply_role = accounts.imply_role
+        self.assign_role = accounts.assign_role
+        self.unassign_role = accounts.unassign_role
+        self.list_role_assignments = accounts.list_role_assignments
+        self.roles_for = accounts.roles_for
 
-    catalog = staticmethod(build_catalog)
-    token_body = staticmethod(token_body)
+    def now(self) -> float:
+        return self.rt.now()

@@ -28,9 +28,11 @@ from tether.domain.identity import (
     User,
     effective_roles,
 )
-from tether.services.base import Service
+from tether.runtime.runtime import Runtime
+from tether.services.context import RequestContext
 from tether.services.identity.passwords import Passwords
 from tether.store import repos
+from tether.store.database import Store
 
 if TYPE_CHECKING:
     from tether.store.database import StoreConnection
@@ -103,10 +105,26 @@ async def revoke_tokens_where(conn: StoreConnection, **filters: object) -> int:
     return await repos.tokens.update_where(conn, filters, revoked=True)
 
 
-class TokenOperations(Service):
-    _passwords: Passwords
-    _token_cache: TokenCache
-    token_ttl: float
+def context_for(token: Token, *, request_id: str | None = None) -> RequestContext:
+    """The request context of a (validated) token's holder."""
+    extra = {"request_id": request_id} if request_id is not None else {}
+    return RequestContext(user_id=token.user_id, project_id=token.project_id,
+                          roles=frozenset(token.roles), system=token.system, **extra)
+
+
+class Tokens:
+    """Tokens issued, validated and revoked; each lives ``token_ttl`` seconds."""
+
+    def __init__(
+        self, store: Store, rt: Runtime, *, passwords: Passwords, cache: TokenCache, token_ttl: float
+    ) -> None:
+        if token_ttl <= 0:
+            raise ValueError(f"token_ttl must be positive, not {token_ttl!r}")
+        self.store = store
+        self.rt = rt
+        self.passwords = passwords
+        self.cache = cache
+        self.token_ttl = token_ttl
 
     async def authenticate(
         self,
@@ -145,132 +163,64 @@ class TokenOperations(Service):
             raise errors.MissingAttribute(attribute="domain", target="project")
 
         async with self.store.begin() as conn:
-            grant = await self._find_user(conn, user_id, user_name, user_domain_id, user_domain_name)
+            grant = await _find_user(conn, user_id, user_name, user_domain_id, user_domain_name)
             if grant is not None:
-                grant = await self._resolve_scope(
+                grant = await _resolve_scope(
                     conn, grant, project_id, project_name, project_domain_id, project_domain_name, system
                 )
         # The hash is checked whatever the lookup found, so the time taken does not tell either.
-        password_ok = await self._passwords.verify(grant.user.password_hash if grant else None, password)
+        password_ok = await self.passwords.verify(grant.user.password_hash if grant else None, password)
         if grant is None or not password_ok:
             raise errors.Unauthorized()
 
         rehashed = None
-        if self._passwords.needs_rehash(grant.user.password_hash):
-            rehashed = await self._passwords.hash(password)
+        if self.passwords.needs_rehash(grant.user.password_hash):
+            rehashed = await self.passwords.hash(password)
         token = self._new_token(grant)
         async with self.store.begin() as conn:
             await repos.tokens.add(conn, replace(token, id=token_digest(token.id)))
             if rehashed is not None:
                 await repos.users.update(conn, grant.user.id, expect={"password_hash": grant.user.password_hash},
                                          password_hash=rehashed)
-        self._token_cache.put(token, token.issued_at, self._token_cache.generation)
+        self.cache.put(token, token.issued_at, self.cache.generation)
         return token
 
     async def validate_token(self, token_id: str) -> Token:
         """The live token ``token_id``; Unauthorized when unknown, expired or revoked."""
-        now = self.now()
-        token = self._token_cache.get(token_id, now)
+        now = self.rt.now()
+        token = self.cache.get(token_id, now)
         if token is None:
-            generation = self._token_cache.generation
+            generation = self.cache.generation
             async with self.store.begin() as conn:
                 stored = await repos.tokens.get(conn, token_digest(token_id))
             if stored is None:
                 raise errors.Unauthorized()
             token = replace(stored, id=token_id)
-            self._token_cache.put(token, now, generation)
+            self.cache.put(token, now, generation)
         if not token.is_valid(now):
             raise errors.Unauthorized()
         return token
 
     async def revoke_token(self, token_id: str) -> None:
         """Revoke a live token at once; TokenNotFound when it is not live."""
-        now = self.now()
+        now = self.rt.now()
         digest = token_digest(token_id)
         async with self.store.begin() as conn:
             stored = await repos.tokens.get(conn, digest)
             if stored is None or not stored.is_valid(now):
                 raise errors.TokenNotFound(token_id=token_id)
             await repos.tokens.update(conn, digest, revoked=True)
-        self._token_cache.forget(lambda token: token.id == token_id)
+        self.cache.forget(lambda token: token.id == token_id)
 
     async def purge_expired_tokens(self) -> int:
         """Delete tokens past their expiry (revoked or not); returns how many."""
         table = repos.tokens.table
         async with self.store.begin() as conn:
-            result = await conn.execute(delete(table).where(table.c.expires_at <= self.now()))
+            result = await conn.execute(delete(table).where(table.c.expires_at <= self.rt.now()))
         return result.rowcount
 
-    # -- lookups ------------------------------------------------------------
-
-    async def _find_user(
-        self,
-        conn: StoreConnection,
-        user_id: str | None,
-        user_name: str | None,
-        domain_id: str | None,
-        domain_name: str | None,
-    ) -> _Grant | None:
-        if user_id:
-            user = await repos.users.get(conn, user_id)
-            domain = await repos.domains.get(conn, user.domain_id) if user else None
-        else:
-            domain = await self._find_domain(conn, domain_id, domain_name)
-            user = await repos.users.first(conn, name=user_name, domain_id=domain.id) if domain else None
-        if user is None or domain is None or not user.enabled or not domain.enabled:
-            return None
-        return _Grant(user=user, user_domain=domain)
-
-    async def _resolve_scope(
-        self,
-        conn: StoreConnection,
-        grant: _Grant,
-        project_id: str | None,
-        project_name: str | None,
-        domain_id: str | None,
-        domain_name: str | None,
-        system: bool,
-    ) -> _Grant | None:
-        if system:
-            project = await repos.projects.first(conn, name=ADMIN_PROJECT_NAME, domain_id=DEFAULT_DOMAIN_ID)
-            if project is None:
-                return None
-            roles = await self._roles_on(conn, grant.user.id, project.id)
-            if "admin" not in {role.name for role in roles}:
-                return None
-            return replace(grant, system=True, roles=roles)
-        if not project_id and not project_name:
-            return grant
-        if project_id:
-            project = await repos.projects.get(conn, project_id)
-            domain = await repos.domains.get(conn, project.domain_id) if project else None
-        else:
-            domain = await self._find_domain(conn, domain_id, domain_name)
-            project = await repos.projects.first(conn, name=project_name, domain_id=domain.id) if domain else None
-        if project is None or domain is None or not project.enabled or not domain.enabled:
-            return None
-        roles = await self._roles_on(conn, grant.user.id, project.id)
-        if not roles:
-            return None
-        return replace(grant, project=project, project_domain=domain, roles=roles)
-
-    @staticmethod
-    async def _find_domain(conn: StoreConnection, domain_id: str | None, domain_name: str | None) -> Domain | None:
-        if domain_name:
-            return await repos.domains.first(conn, name=domain_name)
-        return await repos.domains.get(conn, domain_id)
-
-    @staticmethod
-    async def _roles_on(conn: StoreConnection, user_id: str, project_id: str) -> list[Role]:
-        assignments = await repos.role_assignments.find(conn, user_id=user_id, project_id=project_id)
-        if not assignments:
-            return []
-        every_role = {role.id: role for role in await repos.roles.find(conn)}
-        direct = [every_role[a.role_id] for a in assignments if a.role_id in every_role]
-        return effective_roles(direct, every_role)
-
     def _new_token(self, grant: _Grant) -> Token:
-        now = self.now()
+        now = self.rt.now()
         project, project_domain = grant.project, grant.project_domain
         return Token(
             id=secrets.token_hex(32),
@@ -290,3 +240,72 @@ class TokenOperations(Service):
             project_domain_name=project_domain.name if project_domain else None,
             role_ids={role.name: role.id for role in grant.roles},
         )
+
+
+# -- lookups ------------------------------------------------------------------
+
+
+async def _find_user(
+    conn: StoreConnection,
+    user_id: str | None,
+    user_name: str | None,
+    domain_id: str | None,
+    domain_name: str | None,
+) -> _Grant | None:
+    if user_id:
+        user = await repos.users.get(conn, user_id)
+        domain = await repos.domains.get(conn, user.domain_id) if user else None
+    else:
+        domain = await _find_domain(conn, domain_id, domain_name)
+        user = await repos.users.first(conn, name=user_name, domain_id=domain.id) if domain else None
+    if user is None or domain is None or not user.enabled or not domain.enabled:
+        return None
+    return _Grant(user=user, user_domain=domain)
+
+
+async def _resolve_scope(
+    conn: StoreConnection,
+    grant: _Grant,
+    project_id: str | None,
+    project_name: str | None,
+    domain_id: str | None,
+    domain_name: str | None,
+    system: bool,
+) -> _Grant | None:
+    if system:
+        project = await repos.projects.first(conn, name=ADMIN_PROJECT_NAME, domain_id=DEFAULT_DOMAIN_ID)
+        if project is None:
+            return None
+        roles = await _roles_on(conn, grant.user.id, project.id)
+        if "admin" not in {role.name for role in roles}:
+            return None
+        return replace(grant, system=True, roles=roles)
+    if not project_id and not project_name:
+        return grant
+    if project_id:
+        project = await repos.projects.get(conn, project_id)
+        domain = await repos.domains.get(conn, project.domain_id) if project else None
+    else:
+        domain = await _find_domain(conn, domain_id, domain_name)
+        project = await repos.projects.first(conn, name=project_name, domain_id=domain.id) if domain else None
+    if project is None or domain is None or not project.enabled or not domain.enabled:
+        return None
+    roles = await _roles_on(conn, grant.user.id, project.id)
+    if not roles:
+        return None
+    return replace(grant, project=project, project_domain=domain, roles=roles)
+
+
+async def _find_domain(conn: StoreConnection, domain_id: str | None, domain_name: str | None) -> Domain | None:
+    if domain_name:
+        return await repos.domains.first(conn, name=domain_name)
+    return await repos.domains.get(conn, domain_id)
+
+
+async def _roles_on(conn: StoreConnection, user_id: str, project_id: str) -> list[Role]:
+    assignments = await repos.role_assignments.find(conn, user_id=user_id, project_id=project_id)
+    if not assignments:
+        return []
+    every_role = {role.id: role for role in await repos.roles.find(conn)}
+    direct = [every_role[a.role_id] for a in assignments if a.role_id in every_role]
+    return effective_roles(direct, every_role)

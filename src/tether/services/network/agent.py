@@ -9,28 +9,36 @@ from __future__ import annotations
 
 from tether.domain.events import VifPlugged, VifUnplugged
 from tether.domain.network import ACTIVE, DOWN
+from tether.runtime.runtime import Runtime
 from tether.services.network import events, rows
-from tether.services.network.base import NetworkServiceBase
+from tether.services.network.notifier import Notifier
+from tether.services.network.port_lock import port_lock
+from tether.store.database import Store
 
 
-class AgentOperations(NetworkServiceBase):
+class Agent:
+    def __init__(self, store: Store, rt: Runtime, notifier: Notifier) -> None:
+        self.store = store
+        self.rt = rt
+        self.notifier = notifier
+
     async def port_plugged(self, port_id: str) -> None:
         """ACTIVE and network-vif-plugged, if the port still exists and is bound."""
         await self.rt.checkpoint("network.agent.before_port_active")
-        async with self._port_lock(port_id), self.store.begin() as conn:
+        async with port_lock(self.rt, port_id), self.store.begin() as conn:
             port = await rows.port(conn, port_id, lock="update")
             if port is None or not port.is_bound:
                 return
-            await rows.update_port(conn, port, status=ACTIVE, updated_at=self.now())
+            await rows.update_port(conn, port, status=ACTIVE, updated_at=self.rt.now())
         event = events.event_for(port, VifPlugged, events.COMPLETED)
-        self._send([event] if event else [])
+        self.notifier.send([event] if event else [])
 
     async def port_unplugged(self, port_id: str) -> None:
         """DOWN and network-vif-unplugged; a port that is gone is ignored."""
-        async with self._port_lock(port_id), self.store.begin() as conn:
+        async with port_lock(self.rt, port_id), self.store.begin() as conn:
             port = await rows.port(conn, port_id, lock="update")
             if port is None:
                 return
-            await rows.update_port(conn, port, status=DOWN, updated_at=self.now())
+            await rows.update_port(conn, port, status=DOWN, updated_at=self.rt.now())
         event = events.event_for(port, VifUnplugged, events.COMPLETED)
-        self._send([event] if event else [])
+        self.notifier.send([event] if event else [])

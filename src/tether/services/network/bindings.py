@@ -7,12 +7,15 @@ it acts on the port as it is, not as the caller last saw it.
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Any
 
 from tether.domain.errors.network import PortInUse, PortNotFound
 from tether.domain.network import DOWN, VIF_TYPE_UNBOUND, VNIC_TYPES, Port, vif_type_for
+from tether.runtime.runtime import Runtime
 from tether.services.network import fixed_ips, rows, validation
-from tether.services.network.base import NetworkServiceBase
+from tether.services.network.port_lock import port_lock
+from tether.store.database import Store
 
 if TYPE_CHECKING:
     from tether.store.database import StoreConnection
@@ -22,7 +25,12 @@ UNBOUND: dict[str, Any] = {
 }
 
 
-class BindingOperations(NetworkServiceBase):
+class Bindings:
+    def __init__(self, store: Store, rt: Runtime, rng: random.Random) -> None:
+        self.store = store
+        self.rt = rt
+        self.rng = rng
+
     async def bind_port(
         self,
         port_id: str,
@@ -41,7 +49,7 @@ class BindingOperations(NetworkServiceBase):
             validation.one_of("binding:vnic_type", vnic_type, VNIC_TYPES)
         if profile is not None:
             profile = validation.dictionary("binding:profile", profile)
-        async with self._port_lock(port_id), self.store.begin() as conn:
+        async with port_lock(self.rt, port_id), self.store.begin() as conn:
             port = await _existing(conn, port_id)
             if port.device_id and port.device_id != device_id:
                 raise PortInUse(port_id=port.id, net_id=port.network_id, device_id=port.device_id)
@@ -62,19 +70,19 @@ class BindingOperations(NetworkServiceBase):
 
         None when the port is gone: unbinding what no longer exists is done.
         """
-        async with self._port_lock(port_id), self.store.begin() as conn:
+        async with port_lock(self.rt, port_id), self.store.begin() as conn:
             return await self._unbind(conn, port_id, reset_mac, {})
 
     async def release_port(self, port_id: str, *, reset_mac: bool) -> Port | None:
         """Hand a port the user brought back to the user: unbound, no device (rule 2, seed 001)."""
         cleared = {"device_id": "", "device_owner": ""}
-        async with self._port_lock(port_id), self.store.begin() as conn:
+        async with port_lock(self.rt, port_id), self.store.begin() as conn:
             return await self._unbind(conn, port_id, reset_mac, cleared)
 
     async def set_mac_address(self, port_id: str, mac: str) -> Port:
         """Ironic's ``update_port_address``: a bound port is unbound first, as neutron insists."""
         mac = validation.mac_address(mac)
-        async with self._port_lock(port_id), self.store.begin() as conn:
+        async with port_lock(self.rt, port_id), self.store.begin() as conn:
             port = await _existing(conn, port_id)
             if mac == port.mac_address:
                 return port
@@ -97,7 +105,7 @@ class BindingOperations(NetworkServiceBase):
         return await self._change(conn, port, values)
 
     async def _change(self, conn: StoreConnection, port: Port, values: dict[str, Any]) -> Port:
-        await rows.update_port(conn, port, updated_at=self.now(), **values)
+        await rows.update_port(conn, port, updated_at=self.rt.now(), **values)
         changed = await rows.port(conn, port.id)
         assert changed is not None
         if changed.mac_address != port.mac_address:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Any
 
 from tether.domain.errors.network import (
@@ -11,11 +12,13 @@ from tether.domain.errors.network import (
 )
 from tether.domain.ids import new_uuid
 from tether.domain.network import NETWORK_TYPES, Network
+from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
 from tether.services.network import policy, rows, validation
-from tether.services.network.base import NetworkServiceBase
 from tether.services.network.filters import column_filters
+from tether.services.network.lookups import owned_network, visible_network
 from tether.store import repos
+from tether.store.database import Store
 
 if TYPE_CHECKING:
     from tether.store.database import StoreConnection
@@ -56,7 +59,12 @@ def _check_values(values: dict[str, Any]) -> None:
         validation.integer("mtu", values["mtu"], minimum=MIN_MTU)
 
 
-class NetworkOperations(NetworkServiceBase):
+class Networks:
+    def __init__(self, store: Store, rt: Runtime, rng: random.Random) -> None:
+        self.store = store
+        self.rt = rt
+        self.rng = rng
+
     async def create_network(
         self,
         ctx: RequestContext,
@@ -78,7 +86,7 @@ class NetworkOperations(NetworkServiceBase):
         _check_provider(provider_network_type, provider_physical_network, provider_segmentation_id)
         if shared or external or provider_physical_network is not None or provider_segmentation_id is not None:
             policy.require_admin(ctx)
-        now = self.now()
+        now = self.rt.now()
         network = Network(
             id=new_uuid(self.rng), name=name, project_id=policy.project_for(ctx, project_id),
             admin_state_up=admin_state_up, shared=shared, external=external, mtu=mtu,
@@ -93,7 +101,7 @@ class NetworkOperations(NetworkServiceBase):
 
     async def get_network(self, ctx: RequestContext, network_id: str) -> Network:
         async with self.store.begin() as conn:
-            return await self._visible_network(conn, ctx, network_id)
+            return await visible_network(conn, ctx, network_id)
 
     async def list_networks(self, ctx: RequestContext, **filters: Any) -> list[Network]:
         filters = column_filters(repos.networks.table, filters)
@@ -108,18 +116,18 @@ class NetworkOperations(NetworkServiceBase):
         if "shared" in changes or "external" in changes:
             policy.require_admin(ctx)
         async with self.store.begin() as conn:
-            network = await self._owned_network(conn, ctx, network_id, lock="update")
+            network = await owned_network(conn, ctx, network_id, lock="update")
             if network.shared and changes.get("shared") is False:
-                await self._check_unshare(conn, network)
+                await _check_unshare(conn, network)
             if changes:
-                await repos.networks.update(conn, network.id, updated_at=self.now(), **changes)
+                await repos.networks.update(conn, network.id, updated_at=self.rt.now(), **changes)
             return await rows.network(conn, network.id)  # type: ignore[return-value]
 
     async def delete_network(self, ctx: RequestContext, network_id: str) -> None:
         """Refused while a port other than the network's own (DHCP, router) remains; takes its subnets along."""
         policy.require_write(ctx)
         async with self.store.begin() as conn:
-            network = await self._owned_network(conn, ctx, network_id, lock="update")
+            network = await owned_network(conn, ctx, network_id, lock="update")
             ports = await repos.ports.find(conn, network_id=network.id)
             if any(not port.owned_by_network for port in ports):
                 raise NetworkInUse(net_id=network.id)
@@ -129,7 +137,8 @@ class NetworkOperations(NetworkServiceBase):
             await repos.subnets.delete_where(conn, network_id=network.id)
             await repos.networks.delete(conn, network.id)
 
-    async def _check_unshare(self, conn: StoreConnection, network: Network) -> None:
-        ports = await repos.ports.find(conn, network_id=network.id)
-        if any(port.project_id != network.project_id and not port.owned_by_network for port in ports):
-            raise InvalidSharedSetting(network=network.id)
+
+async def _check_unshare(conn: StoreConnection, network: Network) -> None:
+    ports = await repos.ports.find(conn, network_id=network.id)
+    if any(port.project_id != network.project_id and not port.owned_by_network for port in ports):
+        raise InvalidSharedSetting(network=network.id)

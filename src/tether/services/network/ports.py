@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from tether.domain.errors.network import (
     BadRequest,
     MacChangeOnBoundPort,
-    PortNotFound,
 )
 from tether.domain.events import VifDeleted
 from tether.domain.ids import new_uuid
 from tether.domain.network import CREATED_BY_USER, CREATORS, DOWN, VNIC_TYPES, Port, vif_type_for
+from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
 from tether.services.network import events, fixed_ips, policy, rows, validation
-from tether.services.network.base import NetworkServiceBase
 from tether.services.network.filters import column_filters
+from tether.services.network.lookups import visible_network, visible_port
+from tether.services.network.notifier import Notifier
+from tether.services.network.port_lock import port_lock
 from tether.store import repos
+from tether.store.database import Store
 
 if TYPE_CHECKING:
     from tether.store.database import StoreConnection
@@ -97,7 +101,13 @@ def _asks_for_address(requests: list[fixed_ips.Request] | None) -> bool:
     return any(request.ip_address is not None for request in requests or ())
 
 
-class PortOperations(NetworkServiceBase):
+class Ports:
+    def __init__(self, store: Store, rt: Runtime, rng: random.Random, notifier: Notifier) -> None:
+        self.store = store
+        self.rt = rt
+        self.rng = rng
+        self.notifier = notifier
+
     async def create_port(
         self,
         ctx: RequestContext,
@@ -132,7 +142,7 @@ class PortOperations(NetworkServiceBase):
 
     async def get_port(self, ctx: RequestContext, port_id: str) -> Port:
         async with self.store.begin() as conn:
-            return await self._visible_port(conn, ctx, port_id)
+            return await visible_port(conn, ctx, port_id)
 
     async def find_port(self, port_id: str) -> Port | None:
         """Internal: the port as it is now, or None; no policy."""
@@ -168,17 +178,17 @@ class PortOperations(NetworkServiceBase):
         if "fixed_ips" in changes:
             requests = fixed_ips.parse(validation.list_of("fixed_ips", changes["fixed_ips"]))
         readdressing = requests is not None or "mac_address" in changes
-        async with self._port_lock(port_id), self.store.begin() as conn:
-            before = await self._visible_port(conn, ctx, port_id)
+        async with port_lock(self.rt, port_id), self.store.begin() as conn:
+            before = await visible_port(conn, ctx, port_id)
             # new addresses are chosen under the network's row lock, taken before the port's (see rows.py)
             network = await rows.network(conn, before.network_id, "update" if readdressing else None)
-            before = await self._visible_port(conn, ctx, port_id, lock="update")
+            before = await visible_port(conn, ctx, port_id, lock="update")
             assert network is not None
             if ("mac_address" in changes or _asks_for_address(requests)) and not policy.owns_network(ctx, network):
                 policy.require_admin(ctx)
             values = await self._column_changes(conn, before, changes, new_mac)
             if values:
-                await rows.update_port(conn, before, updated_at=self.now(), **values)
+                await rows.update_port(conn, before, updated_at=self.rt.now(), **values)
             if readdressing:
                 allocator = fixed_ips.Allocator(conn, network.id, await rows.subnets_of(conn, network.id))
                 moved = dataclasses.replace(before, mac_address=values.get("mac_address", before.mac_address))
@@ -190,16 +200,16 @@ class PortOperations(NetworkServiceBase):
             assert after is not None
         if _differs(before, after):
             await self.rt.checkpoint("network.port_update.before_notify")
-            self._send(events.changed_events(before, after))
+            self.notifier.send(events.changed_events(before, after))
         return after
 
     async def delete_port(self, ctx: RequestContext, port_id: str) -> None:
         policy.require_write(ctx)
-        async with self._port_lock(port_id), self.store.begin() as conn:
-            port = await self._visible_port(conn, ctx, port_id, lock="update")
+        async with port_lock(self.rt, port_id), self.store.begin() as conn:
+            port = await visible_port(conn, ctx, port_id, lock="update")
             await rows.delete_port(conn, port.id)
         await self.rt.checkpoint("network.port_delete.before_notify")
-        self._send([e for e in [events.event_for(port, VifDeleted)] if e is not None])
+        self.notifier.send([e for e in [events.event_for(port, VifDeleted)] if e is not None])
 
     # -- helpers ------------------------------------------------------------------
 
@@ -241,10 +251,10 @@ class PortOperations(NetworkServiceBase):
 
     async def _create_one(self, conn: StoreConnection, ctx: RequestContext, item: _Checked) -> Port:
         spec = item.spec
-        network = await self._visible_network(conn, ctx, spec.network_id)
+        network = await visible_network(conn, ctx, spec.network_id)
         if (item.mac is not None or _asks_for_address(item.requests)) and not policy.owns_network(ctx, network):
             policy.require_admin(ctx)
-        now = self.now()
+        now = self.rt.now()
         port = Port(
             id=new_uuid(self.rng), name=spec.name, network_id=network.id,
             project_id=policy.project_for(ctx, spec.project_id, network.project_id),
@@ -258,14 +268,6 @@ class PortOperations(NetworkServiceBase):
         await rows.insert_port(conn, port)
         subnets = await rows.subnets_of(conn, network.id)
         await fixed_ips.Allocator(conn, network.id, subnets).allocate(port, item.requests)
-        return port
-
-    async def _visible_port(
-        self, conn: StoreConnection, ctx: RequestContext, port_id: str, lock: str | None = None
-    ) -> Port:
-        port = await rows.port(conn, port_id, lock)
-        if port is None or not policy.can_see_port(ctx, port):
-            raise PortNotFound(port_id=port_id)
         return port
 
 

@@ -1,19 +1,77 @@
-"""The network service (neutron): networks, subnets, ports, and the internal calls that bind them."""
+"""The network service (neutron): its parts, each a module of its own, assembled with their dependencies.
+
+``NetworkService`` holds no logic. It builds each part with exactly what that
+part needs and offers the parts' public methods under one name, which is how
+the API, compute, bare metal and the harness reach them.
+
+- ``networks``, ``subnets``, ``ports``: the resources as neutron's API has them.
+- ``bindings``: the internal calls compute and bare metal bind, release and
+  re-MAC ports with (no policy).
+- ``agent``: what the L2 agent reports, a port's device up or down on a host.
+- ``fixed_ips``: a port's addresses, inside the caller's transaction.
+- ``rows``, ``lookups``, ``port_lock``, ``notifier``: what the parts share.
+"""
 
 from __future__ import annotations
 
-from tether.services.network.agent import AgentOperations
-from tether.services.network.bindings import BindingOperations
-from tether.services.network.networks import NetworkOperations
-from tether.services.network.ports import PortOperations
-from tether.services.network.subnets import SubnetOperations
+import random
+
+from tether.runtime.bus import MessageBus
+from tether.runtime.runtime import Runtime
+from tether.services.network.agent import Agent
+from tether.services.network.bindings import Bindings
+from tether.services.network.networks import Networks
+from tether.services.network.notifier import Notifier
+from tether.services.network.ports import Ports
+from tether.services.network.subnets import Subnets
+from tether.store.database import Store
 
 
-class NetworkService(
-    NetworkOperations, SubnetOperations, PortOperations, BindingOperations, AgentOperations
-):
+class NetworkService:
     """``NetworkService(store, runtime, rng, bus=None)``.
 
     What compute must hear of (os-server-external-events) is published on
     ``bus`` as ``ComputeNotified``, after the change it describes has committed.
     """
+
+    def __init__(self, store: Store, runtime: Runtime, rng: random.Random, bus: MessageBus | None = None) -> None:
+        self.store = store
+        self.rt = runtime
+        notifier = Notifier(bus)
+        networks = Networks(store, runtime, rng)
+        subnets = Subnets(store, runtime, rng)
+        ports = Ports(store, runtime, rng, notifier)
+        bindings = Bindings(store, runtime, rng)
+        agent = Agent(store, runtime, notifier)
+
+        # networks
+        self.create_network = networks.create_network
+        self.get_network = networks.get_network
+        self.list_networks = networks.list_networks
+        self.update_network = networks.update_network
+        self.delete_network = networks.delete_network
+        # subnets
+        self.create_subnet = subnets.create_subnet
+        self.get_subnet = subnets.get_subnet
+        self.list_subnets = subnets.list_subnets
+        self.update_subnet = subnets.update_subnet
+        self.delete_subnet = subnets.delete_subnet
+        # ports
+        self.create_port = ports.create_port
+        self.create_ports = ports.create_ports
+        self.get_port = ports.get_port
+        self.find_port = ports.find_port
+        self.list_ports = ports.list_ports
+        self.update_port = ports.update_port
+        self.delete_port = ports.delete_port
+        # what compute and bare metal bind ports with
+        self.bind_port = bindings.bind_port
+        self.unbind_port = bindings.unbind_port
+        self.release_port = bindings.release_port
+        self.set_mac_address = bindings.set_mac_address
+        # what the L2 agent reports
+        self.port_plugged = agent.port_plugged
+        self.port_unplugged = agent.port_unplugged
+
+    def now(self) -> float:
+        return self.rt.now()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Any, Final
 
 from tether.domain import ipam
@@ -10,15 +11,16 @@ from tether.domain.errors.network import (
     InvalidAttribute,
     InvalidInput,
     SubnetInUse,
-    SubnetNotFound,
 )
 from tether.domain.ids import new_uuid
 from tether.domain.network import Subnet
+from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
 from tether.services.network import policy, rows, validation
-from tether.services.network.base import NetworkServiceBase
 from tether.services.network.filters import column_filters
+from tether.services.network.lookups import owned_network, owned_subnet, visible_subnet
 from tether.store import repos
+from tether.store.database import Store
 
 if TYPE_CHECKING:
     from tether.store.database import StoreConnection
@@ -56,7 +58,12 @@ def _gateway(cidr: str, gateway_ip: object) -> str | None:
     return ipam.validate_gateway(cidr, gateway_ip)
 
 
-class SubnetOperations(NetworkServiceBase):
+class Subnets:
+    def __init__(self, store: Store, rt: Runtime, rng: random.Random) -> None:
+        self.store = store
+        self.rt = rt
+        self.rng = rng
+
     async def create_subnet(
         self,
         ctx: RequestContext,
@@ -90,14 +97,14 @@ class SubnetOperations(NetworkServiceBase):
             pools = ipam.validate_pools(cidr, allocation_pools, gateway)
         nameservers = _nameservers(dns_nameservers, ip_version)
         async with self.store.begin() as conn:
-            network = await self._owned_network(conn, ctx, network_id, lock="update")
+            network = await owned_network(conn, ctx, network_id, lock="update")
             for other in await rows.subnets_of(conn, network.id):
                 if ipam.cidrs_overlap(cidr, other.cidr):
                     raise InvalidInput(
                         error_message=f"Requested subnet with cidr: {cidr} for network: {network.id} "
                         "overlaps with another subnet"
                     )
-            now = self.now()
+            now = self.rt.now()
             subnet = Subnet(
                 id=new_uuid(self.rng), name=name, network_id=network.id,
                 project_id=policy.project_for(ctx, project_id, network.project_id),
@@ -111,7 +118,7 @@ class SubnetOperations(NetworkServiceBase):
 
     async def get_subnet(self, ctx: RequestContext, subnet_id: str) -> Subnet:
         async with self.store.begin() as conn:
-            return await self._visible_subnet(conn, ctx, subnet_id)
+            return await visible_subnet(conn, ctx, subnet_id)
 
     async def list_subnets(self, ctx: RequestContext, **filters: Any) -> list[Subnet]:
         filters = column_filters(repos.subnets.table, filters)
@@ -129,7 +136,7 @@ class SubnetOperations(NetworkServiceBase):
         if "enable_dhcp" in changes:
             validation.boolean("enable_dhcp", changes["enable_dhcp"])
         async with self.store.begin() as conn:
-            subnet = await self._owned_subnet(conn, ctx, subnet_id, lock="update")
+            subnet = await owned_subnet(conn, ctx, subnet_id, lock="update")
             values = dict(changes)
             if "enable_dhcp" in values and not values["enable_dhcp"] and (
                 subnet.ipv6_address_mode or subnet.ipv6_ra_mode
@@ -142,19 +149,19 @@ class SubnetOperations(NetworkServiceBase):
                 gateway = _gateway(subnet.cidr, values["gateway_ip"])
                 values["gateway_ip"] = gateway
                 if gateway is not None and gateway != subnet.gateway_ip:
-                    await self._check_gateway_free(conn, subnet, gateway)
+                    await _check_gateway_free(conn, subnet, gateway)
             if "allocation_pools" in values or "gateway_ip" in values:
                 pools = values.get("allocation_pools", subnet.allocation_pools)
                 values["allocation_pools"] = ipam.validate_pools(subnet.cidr, pools, gateway)
             if values:
-                await repos.subnets.update(conn, subnet.id, updated_at=self.now(), **values)
+                await repos.subnets.update(conn, subnet.id, updated_at=self.rt.now(), **values)
             return await rows.subnet(conn, subnet.id)  # type: ignore[return-value]
 
     async def delete_subnet(self, ctx: RequestContext, subnet_id: str) -> None:
         """Refused while a port holds an address from it; the network's own ports just let theirs go."""
         policy.require_write(ctx)
         async with self.store.begin() as conn:
-            subnet = await self._owned_subnet(conn, ctx, subnet_id)
+            subnet = await owned_subnet(conn, ctx, subnet_id)
             # no port may take an address from it meanwhile (see rows.py)
             await rows.network(conn, subnet.network_id, "update")
             allocations = await repos.ip_allocations.find(conn, subnet_id=subnet.id)
@@ -164,26 +171,8 @@ class SubnetOperations(NetworkServiceBase):
             await repos.ip_allocations.delete_where(conn, subnet_id=subnet.id)
             await repos.subnets.delete(conn, subnet.id)
 
-    # -- helpers ------------------------------------------------------------------
 
-    async def _visible_subnet(
-        self, conn: StoreConnection, ctx: RequestContext, subnet_id: str, lock: str | None = None
-    ) -> Subnet:
-        subnet = await rows.subnet(conn, subnet_id, lock)
-        network = None if subnet is None else await rows.network(conn, subnet.network_id)
-        if subnet is None or not policy.can_see_subnet(ctx, subnet, network):
-            raise SubnetNotFound(subnet_id=subnet_id)
-        return subnet
-
-    async def _owned_subnet(
-        self, conn: StoreConnection, ctx: RequestContext, subnet_id: str, lock: str | None = None
-    ) -> Subnet:
-        subnet = await self._visible_subnet(conn, ctx, subnet_id, lock)
-        if not ctx.owns(subnet.project_id):
-            policy.require_admin(ctx)
-        return subnet
-
-    async def _check_gateway_free(self, conn: StoreConnection, subnet: Subnet, gateway: str) -> None:
-        holder = await repos.ip_allocations.first(conn, subnet_id=subnet.id, ip_address=gateway)
-        if holder is not None:
-            raise GatewayIpInUse(ip_address=gateway, port_id=holder.port_id)
+async def _check_gateway_free(conn: StoreConnection, subnet: Subnet, gateway: str) -> None:
+    holder = await repos.ip_allocations.first(conn, subnet_id=subnet.id, ip_address=gateway)
+    if holder is not None:
+        raise GatewayIpInUse(ip_address=gateway, port_id=holder.port_id)
