@@ -262,19 +262,6 @@ class Accounts:
         async with self.store.begin() as conn:
             return await repos.roles.find(conn, order_by=("name",), **_given(name=name))
 
-    async def imply_role(self, prior_role_id: str, implied_role_id: str) -> Role:
-        """Make ``prior_role_id`` imply ``implied_role_id`` (idempotent).
-
-        A cycle is harmless: role expansion visits each role once.
-        """
-        async with self.store.begin() as conn:
-            prior = await _require_role(conn, prior_role_id)
-            await _require_role(conn, implied_role_id)
-            if implied_role_id not in prior.implies:
-                prior.implies = [*prior.implies, implied_role_id]
-                await repos.roles.update(conn, prior_role_id, implies=prior.implies)
-        return prior
-
     # -- assignments --------------------------------------------------------
 
     async def assign_role(self, *, user_id: str, project_id: str, role_id: str) -> None:

@@ -22,7 +22,6 @@ SERVICES: tuple[tuple[str, str, str], ...] = (
     ("network", "neutron", "/network"),
     ("image", "glance", "/image"),
     ("baremetal", "ironic", "/baremetal"),
-    ("orchestration", "heat", "/orchestration/v1/{project_id}"),
 )
 
 

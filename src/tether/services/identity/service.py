@@ -85,7 +85,6 @@ class IdentityService:
         self.get_role = accounts.get_role
         self.find_role = accounts.find_role
         self.list_roles = accounts.list_roles
-        self.imply_role = accounts.imply_role
         self.assign_role = accounts.assign_role
         self.unassign_role = accounts.unassign_role
         self.list_role_assignments = accounts.list_role_assignments
