@@ -7,8 +7,8 @@ effect).
 
 from __future__ import annotations
 
+from tether.domain import port_states
 from tether.domain.events import VifPlugged, VifUnplugged
-from tether.domain.network import ACTIVE, DOWN
 from tether.runtime.runtime import Runtime
 from tether.services.network import events, rows
 from tether.services.network.notifier import Notifier
@@ -27,9 +27,10 @@ class Agent:
         await self.rt.checkpoint("network.agent.before_port_active")
         async with port_lock(self.rt, port_id), self.store.begin() as conn:
             port = await rows.port(conn, port_id, lock="update")
-            if port is None or not port.is_bound:
+            if port is None or not port_states.can(port.binding_host_id, port.status, "plugged"):
                 return
-            await rows.update_port(conn, port, status=ACTIVE, updated_at=self.rt.now())
+            _, status = port_states.next_state(port.binding_host_id, port.status, "plugged")
+            await rows.update_port(conn, port, status=status, updated_at=self.rt.now())
         event = events.event_for(port, VifPlugged, events.COMPLETED)
         self.notifier.send([event] if event else [])
 
@@ -39,6 +40,7 @@ class Agent:
             port = await rows.port(conn, port_id, lock="update")
             if port is None:
                 return
-            await rows.update_port(conn, port, status=DOWN, updated_at=self.rt.now())
+            _, status = port_states.next_state(port.binding_host_id, port.status, "unplugged")
+            await rows.update_port(conn, port, status=status, updated_at=self.rt.now())
         event = events.event_for(port, VifUnplugged, events.COMPLETED)
         self.notifier.send([event] if event else [])

@@ -10,8 +10,9 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
+from tether.domain import port_states
 from tether.domain.errors.network import PortInUse, PortNotFound
-from tether.domain.network import DOWN, VIF_TYPE_UNBOUND, VNIC_TYPES, Port, vif_type_for
+from tether.domain.network import VIF_TYPE_UNBOUND, VNIC_TYPES, Port, vif_type_for
 from tether.runtime.runtime import Runtime
 from tether.services.network import fixed_ips, rows, validation
 from tether.services.network.port_lock import port_lock
@@ -20,9 +21,12 @@ from tether.store.database import Store
 if TYPE_CHECKING:
     from tether.store.database import StoreConnection
 
-UNBOUND: dict[str, Any] = {
-    "binding_host_id": "", "binding_profile": {}, "binding_vif_type": VIF_TYPE_UNBOUND, "status": DOWN,
-}
+
+
+def unbound(port: Port) -> dict[str, Any]:
+    """The columns that unbind ``port``."""
+    _, status = port_states.next_state(port.binding_host_id, port.status, "unbind")
+    return {"binding_host_id": "", "binding_profile": {}, "binding_vif_type": VIF_TYPE_UNBOUND, "status": status}
 
 
 class Bindings:
@@ -62,7 +66,7 @@ class Bindings:
                 values["binding_profile"] = profile
             if host_id != port.binding_host_id:
                 # plugged somewhere else now: ACTIVE again only once that host's agent sees it
-                values["status"] = DOWN
+                _, values["status"] = port_states.next_state(port.binding_host_id, port.status, "bind")
             return await self._change(conn, port, values)
 
     async def unbind_port(self, port_id: str, *, reset_mac: bool) -> Port | None:
@@ -86,7 +90,7 @@ class Bindings:
             port = await _existing(conn, port_id)
             if mac == port.mac_address:
                 return port
-            values = dict(UNBOUND) if port.is_bound else {}
+            values = unbound(port) if port.is_bound else {}
             values["mac_address"] = mac
             return await self._change(conn, port, values)
 
@@ -98,7 +102,7 @@ class Bindings:
         port = await rows.port(conn, port_id, lock="update")
         if port is None:
             return None
-        values = {**UNBOUND, **extra}
+        values = {**unbound(port), **extra}
         # rule 2 (seed 001): a released port must not keep the MAC a bare-metal NIC imposed
         if reset_mac:
             values["mac_address"] = await rows.fresh_mac(conn, self.rng, port.network_id)

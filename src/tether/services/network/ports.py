@@ -7,6 +7,7 @@ import random
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+from tether.domain import port_states
 from tether.domain.errors.network import (
     BadRequest,
     MacChangeOnBoundPort,
@@ -232,7 +233,8 @@ class Ports:
             host = values.get("binding_host_id", before.binding_host_id)
             values["binding_vif_type"] = vif_type_for(values.get("binding_vnic_type", before.binding_vnic_type), host)
             if host != before.binding_host_id:
-                values["status"] = DOWN
+                event = "bind" if host else "unbind"
+                _, values["status"] = port_states.next_state(before.binding_host_id, before.status, event)
         return values
 
     async def _create(self, ctx: RequestContext, specs: list[PortSpec]) -> list[Port]:

@@ -1,11 +1,13 @@
-"""An instance's vm_state and task_state change only through their table."""
+"""An instance's vm_state and task_state, and a port's binding and status, change only through their tables."""
 
 from __future__ import annotations
 
 import pytest
 
 from tether.domain import compute_states as vm
+from tether.domain import port_states
 from tether.domain.compute import Instance
+from tether.domain.network import ACTIVE, DOWN
 from tether.runtime.runtime import Runtime
 from tether.services.compute import instance_state
 from tether.store.database import Store
@@ -71,3 +73,15 @@ async def test_a_guarded_move_loses_to_a_delete_that_came_first(database) -> Non
         assert not await instance_state.move(uow, seen, "network", runtime.now(), unless_changed=True)
         current = await uow.instances.get(seen.uuid)
     assert current is not None and (current.vm_state, current.task_state) == (vm.BUILDING, vm.DELETING)
+
+
+def test_a_port_is_active_only_while_bound_and_plugged() -> None:
+    host = "compute-1"
+    assert port_states.next_state("", DOWN, "bind") == (port_states.BOUND, DOWN)
+    assert port_states.next_state(host, DOWN, "plugged") == (port_states.BOUND, ACTIVE)
+    assert port_states.next_state(host, ACTIVE, "rebind") == (port_states.BOUND, ACTIVE)
+    assert port_states.next_state(host, ACTIVE, "bind") == (port_states.BOUND, DOWN)
+    assert port_states.next_state(host, ACTIVE, "unbind") == (port_states.UNBOUND, DOWN)
+    assert port_states.next_state(host, ACTIVE, "unplugged") == (port_states.BOUND, DOWN)
+    with pytest.raises(port_states.IllegalPortTransition):
+        port_states.next_state("", DOWN, "plugged")  # an unbound port's device is nobody's to report
