@@ -189,3 +189,35 @@ class _Later:
 
     def now(self) -> float:
         return self._clock.now() + self._seconds  # type: ignore[attr-defined]
+
+
+async def test_the_resync_reads_each_kind_a_slice_at_a_time_and_comes_round_again(
+        live: Live, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tether.reconcile.runner.RESYNC_SLICE", 1)
+    nodes = sorted([live.id("node-1"), live.id("node-2")])
+
+    async def one_slice() -> set[Key]:
+        await live.loop.resync_slice()
+        queued = set()
+        while (key := live.loop.queue.get_nowait()) is not None:
+            queued.add(key)
+            live.loop.queue.done(key)
+        return queued
+
+    slices = [{key.id for key in await one_slice() if key.kind == "node"} for _ in range(4)]
+    # the third finds the end of the table, and the fourth starts over
+    assert slices == [{nodes[0]}, {nodes[1]}, set(), {nodes[0]}]
+
+
+async def test_news_on_the_bus_queues_the_keys_it_concerns(live: Live) -> None:
+    server = await live.boot("vm", "m1.tiny")
+    (port,) = await live.cloud.network.list_ports(live.admin, device_id=server.uuid)
+    while (earlier := live.loop.queue.get_nowait()) is not None:
+        live.loop.queue.done(earlier)
+    await live.cloud.network.delete_port(live.admin, port.id)  # neutron tells nova: network-vif-deleted
+    queued = set()
+    while (key := live.loop.queue.get_nowait()) is not None:
+        queued.add(key)
+        live.loop.queue.done(key)
+    assert {Key("instance", server.uuid), Key("port", port.id)} <= queued
+    await live.cloud.rt.drain()

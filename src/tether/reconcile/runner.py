@@ -11,7 +11,6 @@ from tether.domain.events import ComputeNotified, GuestDevicePlugged, GuestDevic
 from tether.domain.invariants import Violation
 from tether.reconcile.controller import Controller, Outcome
 from tether.reconcile.queue import Key, WorkQueue
-from tether.store import repos
 
 if TYPE_CHECKING:
     from tether.cloud import Cloud
@@ -20,7 +19,7 @@ log = logging.getLogger(__name__)
 
 # What a resync tick reads of each kind: the whole system comes by in slices, never at once.
 RESYNC_SLICE = 100
-KINDS = (("instance", repos.instances), ("node", repos.nodes), ("port", repos.ports))
+KINDS = ("instance", "node", "port")
 
 
 @dataclass
@@ -103,8 +102,8 @@ class ReconcileLoop:
     async def resync_slice(self) -> None:
         """The next ``RESYNC_SLICE`` keys of each kind, from where the last slice stopped."""
         async with self.cloud.store.begin() as uow:
-            for kind, repository in KINDS:
-                ids = await repository.keys_after(uow, self._cursors.get(kind, ""), RESYNC_SLICE)
+            for kind, rows in zip(KINDS, (uow.instances, uow.nodes, uow.ports), strict=True):
+                ids = await rows.keys_after(self._cursors.get(kind, ""), RESYNC_SLICE)
                 self._cursors[kind] = ids[-1] if len(ids) == RESYNC_SLICE else ""
                 for ident in ids:
                     self.queue.add(Key(kind, ident))

@@ -58,9 +58,6 @@ class Bugs:
     def __bool__(self) -> bool:
         return bool(self.names)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
-        return iter(sorted(self.names))
-
 
 def parse_bug(name: str) -> Bug:
     try:
