@@ -202,26 +202,6 @@ class ComputeQueries:
         return GuestView(instance, flavor, has_domain=self.hypervisor.has_domain(instance.host, uuid),
                          interfaces=self.hypervisor.interfaces(instance_uuid=uuid, host=instance.host))
 
-    # -- flavors ------------------------------------------------------------------------
-
-    async def visible_flavors(
-        self, ctx: RequestContext, *, is_public: bool | None = True
-    ) -> list[Flavor]:
-        """Flavors the caller may list: others than public ones only for admins (Tether has no flavor access lists)."""
-        if not ctx.is_admin:
-            is_public = True
-        async with self.store.begin() as conn:
-            if is_public is None:
-                return await repos.flavors.find(conn, order_by=("id",))
-            return await repos.flavors.find(conn, order_by=("id",), is_public=is_public)
-
-    async def visible_flavor(self, ctx: RequestContext, flavor_id: str) -> Flavor:
-        async with self.store.begin() as conn:
-            flavor = await repos.flavors.get(conn, flavor_id)
-        if flavor is None or not (flavor.is_public or ctx.is_admin):
-            raise ce.FlavorNotFound(flavor_id=flavor_id)
-        return flavor
-
 
 async def _records(conn: StoreConnection, instances: list[Instance], with_hosts: bool) -> list[ServerRecord]:
     vifs: dict[str, list[VifEntry]] = defaultdict(list)

@@ -67,9 +67,10 @@ class Servers:
         if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
             raise ce.ComputeBadRequest(reason="Invalid input for field/attribute name.")
         metadata = _validated_metadata(metadata)
-        # nova's create answers 400, not 404, for a flavor, image, network or port that is not there
+        # nova's create answers 400, not 404, for a flavor, image, network or port that is not there;
+        # a private flavor is not there for a non-admin (GET /flavors/{id} would be a 404 too)
         try:
-            flavor = await self.flavors.get_flavor(ctx, flavor_id)
+            flavor = await self.flavors.visible_flavor(ctx, flavor_id)
         except ce.FlavorNotFound:
             raise ce.ComputeBadRequest(reason="Invalid flavorRef provided.") from None
         if key_name is not None:

@@ -124,9 +124,9 @@ class ComputeService:
         self.node_released = recovery.node_released
         # flavors and hypervisors
         self.create_flavor = flavors.create_flavor
-        self.get_flavor = flavors.get_flavor
-        self.list_flavors = flavors.list_flavors
         self.delete_flavor = flavors.delete_flavor
+        self.visible_flavors = flavors.visible_flavors
+        self.visible_flavor = flavors.visible_flavor
         self.create_hypervisor = hypervisors.create_hypervisor
         self.list_hypervisors = hypervisors.list_hypervisors
         self.hypervisor_records = hypervisors.hypervisor_records
@@ -142,8 +142,6 @@ class ComputeService:
         self.list_interfaces = queries.list_interfaces
         self.get_interface = queries.get_interface
         self.guest_view = queries.guest_view
-        self.visible_flavors = queries.visible_flavors
-        self.visible_flavor = queries.visible_flavor
 
     def now(self) -> float:
         return self.rt.now()
