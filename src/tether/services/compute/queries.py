@@ -25,7 +25,6 @@ from tether.domain.compute import (
     InstanceFault,
     VifEntry,
 )
-from tether.domain.errors import TetherError
 from tether.domain.errors import compute as ce
 from tether.domain.ids import is_uuid_like
 from tether.domain.network import Port
@@ -168,22 +167,6 @@ class ComputeQueries:
         if port.device_id != uuid:
             raise ce.ComputeNotFound(reason=f"Instance {uuid} does not have a port with id {port_id}")
         return port, entry
-
-    async def list_interfaces(self, ctx: RequestContext, uuid: str) -> list[tuple[VifEntry, Port | None]]:
-        async with self.store.begin() as conn:
-            await visible_instance(conn, ctx, uuid)
-            entries = await network_info.cached_vifs(conn, uuid)
-        return [(entry, await self.network.find_port(entry.port_id)) for entry in entries]
-
-    async def get_interface(self, ctx: RequestContext, uuid: str, port_id: str) -> tuple[VifEntry, Port | None]:
-        for entry, port in await self.list_interfaces(ctx, uuid):
-            if entry.port_id == port_id:
-                return entry, port
-        try:
-            await self.network.get_port(ctx, port_id)
-        except TetherError:
-            raise ce.PortNotFound(port_id=port_id) from None
-        raise ce.ComputeNotFound(reason=f"Instance {uuid} does not have a port with id {port_id}")
 
     # -- diagnostics ------------------------------------------------------------------
 
