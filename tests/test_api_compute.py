@@ -711,6 +711,17 @@ def test_bad_query_parameters_are_400(admin) -> None:
     fault_of(admin.get("/flavors", params={"minRam": "big"}), "badRequest", 400)
 
 
+def test_a_name_filter_that_is_no_regex_is_400(demo, demo_vm) -> None:
+    # nova matches the name filter as a regular expression; one that does not compile is the
+    # caller's mistake, refused before anything is read (api/compute/server_filters.py)
+    before = demo.get("/servers").json()["servers"]
+    assert demo_vm["id"] in [server["id"] for server in before]
+    for path in ("/servers", "/servers/detail"):
+        message = fault_of(demo.get(path, params={"name": "("}), "badRequest", 400)
+        assert message == "Invalid input for query parameters name. Value: (. Not a valid regular expression"
+    assert demo.get("/servers").json()["servers"] == before
+
+
 # -- seed 004 through the API: diagnostics show what the cache does not ---------------------------------
 
 

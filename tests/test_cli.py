@@ -167,7 +167,7 @@ async def seed_data_dir(path: Path) -> dict[str, str]:
 
     async def settled(admin: Any, names: dict[str, str]) -> None:
         for name in ("vm", "bm"):
-            assert (await cloud.compute.get_server(admin.fresh(), names[name])).status == "ACTIVE"
+            assert (await cloud.compute.server_record(admin.fresh(), names[name])).instance.status == "ACTIVE"
         (free,) = [n for n in await cloud.baremetal.list_nodes(admin.fresh()) if n.instance_uuid is None]
         names["free-node"] = free.uuid
 

@@ -45,7 +45,8 @@ async def _expect_lost(env: Env) -> list[str]:
     instance = await env.cloud.compute.live_instance(env.id("server1"))
     if instance is None or instance.vm_state != "error" or instance.node is not None:
         return [f"server1 should be in ERROR without a node, is {instance}"]
-    fault = await env.cloud.compute.server_fault(env.ctx, instance.uuid)
+    # what GET /servers/{id} shows of it: the latest fault, there since the server is in ERROR
+    fault = (await env.cloud.compute.server_record(env.ctx, instance.uuid)).fault
     if fault is None or env.id("node-1") not in fault.message:
         return [f"server1's fault should name the lost node: {fault and fault.message}"]
     return []

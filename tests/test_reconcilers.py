@@ -70,7 +70,7 @@ class Live:
             self.admin, name=name, flavor_id=self.id(flavor), image_id=self.id("cirros"),
             networks=[{"uuid": self.id("private")}])
         for _ in range(600):
-            current = await self.cloud.compute.get_server(self.admin, server.uuid)
+            current = (await self.cloud.compute.server_record(self.admin, server.uuid)).instance
             if current.vm_state != vm.BUILDING:
                 assert current.vm_state == vm.ACTIVE, current
                 return current
@@ -137,7 +137,7 @@ async def test_stuck_transients_fails_a_build_nothing_drives_past_its_deadline(l
 
     assert await live.one_turn(Key("instance", stuck.uuid)) == ["stuck-transient"]
     assert await live.violations() == []
-    assert (await live.cloud.compute.get_server(live.admin, stuck.uuid)).vm_state == vm.ERROR
+    assert (await live.cloud.compute.server_record(live.admin, stuck.uuid)).instance.vm_state == vm.ERROR
 
 
 async def test_zombie_interfaces_unplugs_a_guest_device_whose_port_is_gone(live: Live) -> None:

@@ -47,7 +47,8 @@ class ChaosResult:
 
 def _action(kind: str, index: int, chooser: random.Random) -> Any:
     async def act(env: Env) -> None:
-        servers = await env.cloud.compute.list_servers(env.ctx)
+        # GET /servers: the caller's own live servers, newest first (the choices below pick by position)
+        servers = (await env.cloud.compute.find_servers(env.ctx, deleted=False))[::-1]
         live = [s for s in servers if s.task_state is None]
         vms = [s for s in live if not s.is_baremetal and s.status == "ACTIVE"]
         try:
@@ -62,7 +63,8 @@ def _action(kind: str, index: int, chooser: random.Random) -> Any:
                 await env.attach_port(chooser.choice(vms).uuid, f"p{index}")
             elif kind == "detach_port" and vms:
                 vm = chooser.choice(vms)
-                vifs = await env.cloud.compute.server_vifs(env.ctx, vm.uuid)
+                # the info cache as GET /servers/{id} shows it (all of it: the server is ACTIVE)
+                vifs = (await env.cloud.compute.server_record(env.ctx, vm.uuid)).vifs
                 if vifs:
                     await env.detach_port(vm.uuid, chooser.choice(vifs).port_id)
             elif kind == "delete_port":

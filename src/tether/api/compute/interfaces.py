@@ -50,7 +50,7 @@ async def attach_interface(server_id: str, request: Request, ctx: RequestContext
         raise fail("Must input network_id when request IP address")
     compute = cloud(request).compute
     if not (attachment.net_id or attachment.port_id):
-        await compute.get_server(ctx, server_id)  # nova looks the server up first: someone else's is a 404
+        await compute.server_record(ctx, server_id)  # nova looks the server up first: someone else's is a 404
         raise fail("Must input network_id or port_id")
     entry = await compute.attach_interface(ctx, server_id, port_id=attachment.port_id, net_id=attachment.net_id,
                                            fixed_ip=fixed_ip, tag=attachment.tag)

@@ -67,20 +67,23 @@ class Flavors:
             raise ce.FlavorNotFound(flavor_id=flavor_id)
         return flavor
 
-    async def get_flavor(self, ctx: RequestContext, flavor_id: str) -> Flavor:
-        async with self.store.begin() as conn:
-            flavor = await self._get_flavor(conn, flavor_id)
-        # Tether has no flavor access lists: a private flavor is for admins only, hidden as nova hides it.
-        if not (flavor.is_public or ctx.is_admin):
-            raise ce.FlavorNotFound(flavor_id=flavor_id)
-        return flavor
-
-    async def list_flavors(self, ctx: RequestContext, *, is_public: bool | None = True) -> list[Flavor]:
+    async def visible_flavors(self, ctx: RequestContext, *, is_public: bool | None = True) -> list[Flavor]:
+        """Flavors the caller may list: others than public ones only for admins (Tether has no flavor access lists)."""
         if not ctx.is_admin:
             is_public = True
         async with self.store.begin() as conn:
-            flavors = await repos.flavors.find(conn, order_by=("ram", "id"))
-        return [flavor for flavor in flavors if is_public is None or flavor.is_public == is_public]
+            if is_public is None:
+                return await repos.flavors.find(conn, order_by=("id",))
+            return await repos.flavors.find(conn, order_by=("id",), is_public=is_public)
+
+    async def visible_flavor(self, ctx: RequestContext, flavor_id: str) -> Flavor:
+        """GET /flavors/{id}, and the flavor a create asks for: a private flavor is for admins only, hidden as
+        nova hides it (Tether has no flavor access lists)."""
+        async with self.store.begin() as conn:
+            flavor = await self._get_flavor(conn, flavor_id)
+        if not (flavor.is_public or ctx.is_admin):
+            raise ce.FlavorNotFound(flavor_id=flavor_id)
+        return flavor
 
     async def delete_flavor(self, ctx: RequestContext, flavor_id: str) -> None:
         if not ctx.is_admin:

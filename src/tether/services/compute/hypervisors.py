@@ -35,12 +35,6 @@ class Hypervisors:
             return await repos.hypervisors.add(conn, Hypervisor(
                 id=None, hostname=hostname, vcpus=vcpus, memory_mb=memory_mb, local_gb=local_gb))  # type: ignore[arg-type]
 
-    async def list_hypervisors(self, ctx: RequestContext) -> list[Hypervisor]:
-        if not ctx.is_admin:
-            raise ce.ComputeForbidden(action="os_compute_api:os-hypervisors:list")
-        async with self.store.begin() as conn:
-            return await repos.hypervisors.find(conn, order_by=("id",))
-
     async def hypervisor_records(self, ctx: RequestContext) -> list[HypervisorRecord]:
         """Every hypervisor with the servers it runs and what they use of it."""
         if not ctx.is_admin:

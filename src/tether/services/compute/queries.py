@@ -25,7 +25,6 @@ from tether.domain.compute import (
     InstanceFault,
     VifEntry,
 )
-from tether.domain.errors import TetherError
 from tether.domain.errors import compute as ce
 from tether.domain.ids import is_uuid_like
 from tether.domain.network import Port
@@ -170,22 +169,6 @@ class ComputeQueries:
             raise ce.ComputeNotFound(reason=f"Instance {uuid} does not have a port with id {port_id}")
         return port, entry
 
-    async def list_interfaces(self, ctx: RequestContext, uuid: str) -> list[tuple[VifEntry, Port | None]]:
-        async with self.store.begin() as conn:
-            await visible_instance(conn, ctx, uuid)
-            entries = await network_info.cached_vifs(conn, uuid)
-        return [(entry, await self.network.find_port(entry.port_id)) for entry in entries]
-
-    async def get_interface(self, ctx: RequestContext, uuid: str, port_id: str) -> tuple[VifEntry, Port | None]:
-        for entry, port in await self.list_interfaces(ctx, uuid):
-            if entry.port_id == port_id:
-                return entry, port
-        try:
-            await self.network.get_port(ctx, port_id)
-        except TetherError:
-            raise ce.PortNotFound(port_id=port_id) from None
-        raise ce.ComputeNotFound(reason=f"Instance {uuid} does not have a port with id {port_id}")
-
     # -- diagnostics ------------------------------------------------------------------
 
     async def guest_view(self, ctx: RequestContext, uuid: str) -> GuestView:
@@ -202,26 +185,6 @@ class ComputeQueries:
         # rule 1 (seed 004): what the guest really has, zombie interfaces included.
         return GuestView(instance, flavor, has_domain=self.hypervisor.has_domain(instance.host, uuid),
                          interfaces=self.hypervisor.interfaces(instance_uuid=uuid, host=instance.host))
-
-    # -- flavors ------------------------------------------------------------------------
-
-    async def visible_flavors(
-        self, ctx: RequestContext, *, is_public: bool | None = True
-    ) -> list[Flavor]:
-        """Flavors the caller may list: others than public ones only for admins (Tether has no flavor access lists)."""
-        if not ctx.is_admin:
-            is_public = True
-        async with self.store.begin() as conn:
-            if is_public is None:
-                return await repos.flavors.find(conn, order_by=("id",))
-            return await repos.flavors.find(conn, order_by=("id",), is_public=is_public)
-
-    async def visible_flavor(self, ctx: RequestContext, flavor_id: str) -> Flavor:
-        async with self.store.begin() as conn:
-            flavor = await repos.flavors.get(conn, flavor_id)
-        if flavor is None or not (flavor.is_public or ctx.is_admin):
-            raise ce.FlavorNotFound(flavor_id=flavor_id)
-        return flavor
 
 
 async def _records(conn: StoreConnection, instances: list[Instance], with_hosts: bool) -> list[ServerRecord]:

@@ -63,7 +63,3 @@ def fault_for(instance_uuid: str, error: BaseException, now: float) -> InstanceF
 async def record_fault(conn: StoreConnection, instance_uuid: str, error: BaseException, now: float) -> None:
     await repos.instance_faults.add(conn, fault_for(instance_uuid, error, now))
 
-
-async def latest_fault(conn: StoreConnection, instance_uuid: str) -> InstanceFault | None:
-    faults = await repos.instance_faults.find(conn, order_by=("id",), instance_uuid=instance_uuid)
-    return faults[-1] if faults else None

@@ -1,4 +1,4 @@
-"""Creating, reading, listing and deleting servers: the API-facing half.
+"""Creating and deleting servers: the API-facing half (reading them is ``queries``).
 
 Builds and deletes return at once (nova's 202/204) and run as background
 work; both record a durable intent before their first side effect (rule 5).
@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import ipaddress
 import random
-import re
 from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING, Any
 
 from tether.domain import compute_states as vm
-from tether.domain.compute import Instance, InstanceAction, InstanceFault, VifEntry
+from tether.domain.compute import Instance
 from tether.domain.errors import TetherError
 from tether.domain.errors import compute as ce
 from tether.domain.errors import image as ie
 from tether.domain.ids import is_uuid_like, new_uuid
 from tether.runtime.runtime import Runtime
-from tether.services.compute import network_info, records
+from tether.services.compute import records
 from tether.services.compute.build import Build
 from tether.services.compute.delete import Delete
 from tether.services.compute.flavors import Flavors
@@ -66,9 +65,10 @@ class Servers:
         if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
             raise ce.ComputeBadRequest(reason="Invalid input for field/attribute name.")
         metadata = _validated_metadata(metadata)
-        # nova's create answers 400, not 404, for a flavor, image, network or port that is not there
+        # nova's create answers 400, not 404, for a flavor, image, network or port that is not there;
+        # a private flavor is not there for a non-admin (GET /flavors/{id} would be a 404 too)
         try:
-            flavor = await self.flavors.get_flavor(ctx, flavor_id)
+            flavor = await self.flavors.visible_flavor(ctx, flavor_id)
         except ce.FlavorNotFound:
             raise ce.ComputeBadRequest(reason="Invalid flavorRef provided.") from None
         if key_name is not None:
@@ -154,61 +154,6 @@ class Servers:
                     raise ce.ComputeBadRequest(reason=f"Invalid fixed IP address ({fixed_ip})") from None
             resolved.append({"network_id": net_id, "fixed_ip": fixed_ip, "tag": tag})
         return resolved
-
-    # -- reading ----------------------------------------------------------------
-
-    async def get_server(self, ctx: RequestContext, uuid: str) -> Instance:
-        async with self.store.begin() as conn:
-            return await visible_instance(conn, ctx, uuid)
-
-    async def list_servers(
-        self,
-        ctx: RequestContext,
-        *,
-        name: str | None = None,
-        status: str | None = None,
-        all_projects: bool = False,
-        project_id: str | None = None,
-        host: str | None = None,
-        deleted: bool = False,
-    ) -> list[Instance]:
-        if (all_projects or project_id or host) and not ctx.is_admin:
-            raise ce.ComputeForbidden(action="os_compute_api:servers:detail:get_all_tenants")
-        filters: dict[str, Any] = {"deleted": bool(deleted)}
-        if project_id:
-            filters["project_id"] = project_id
-        elif not all_projects:
-            filters["project_id"] = ctx.project_id
-        if host:
-            filters["host"] = host
-        async with self.store.begin() as conn:
-            found = await repos.instances.find(conn, order_by=("created_at", "uuid"), **filters)
-        if name:
-            try:
-                pattern = re.compile(name)
-            except re.error:
-                raise ce.ComputeBadRequest(reason=f"Invalid name filter: {name}") from None
-            found = [instance for instance in found if pattern.search(instance.name)]
-        if status:
-            found = [instance for instance in found if instance.status == status.upper()]
-        return list(reversed(found))
-
-    async def server_vifs(self, ctx: RequestContext, uuid: str) -> list[VifEntry]:
-        async with self.store.begin() as conn:
-            await visible_instance(conn, ctx, uuid)
-            return await network_info.cached_vifs(conn, uuid)
-
-    async def server_fault(self, ctx: RequestContext, uuid: str) -> InstanceFault | None:
-        async with self.store.begin() as conn:
-            await visible_instance(conn, ctx, uuid)
-            return await records.latest_fault(conn, uuid)
-
-    async def list_actions(self, ctx: RequestContext, uuid: str) -> list[InstanceAction]:
-        async with self.store.begin() as conn:
-            instance = await repos.instances.get(conn, uuid)
-            if instance is None or not ctx.owns(instance.project_id):
-                raise ce.InstanceNotFound(instance_id=uuid)
-            return await repos.instance_actions.find(conn, order_by=("start_time",), instance_uuid=uuid)
 
     # -- deleting ----------------------------------------------------------------
 

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from tether.domain import baremetal_states as bms
 from tether.domain.errors import TetherError
-from tether.domain.errors import compute as ce
 from tether.services.context import RequestContext
 from tether.sim.scheduler import Scheduler
 
@@ -89,20 +88,28 @@ class Env:
         return True
 
     async def wait_settled(self, name: str, timeout: float = 7200.0) -> str:
-        """Poll like `openstack server create --wait`: until the server leaves BUILD and its task."""
+        """Poll like `openstack server create --wait`: until the server leaves BUILD and its task.
+
+        Each look is GET /servers/detail?uuid=...&all_tenants=1 (``find_servers``), which reads the
+        instance row alone, as the explorer has always seen this step. GET /servers/{id}
+        (``server_record``) would read the info cache as well, and every attach, detach or port
+        delete writing it would become one more interleaving to explore, for a read whose
+        addresses this never looks at. The fault is read once, from the record of a server found in
+        ERROR: the only server whose fault this reports, and the only one whose record has it.
+        """
         compute, rt = self.cloud.compute, self.cloud.rt
         deadline = rt.now() + timeout
         while True:
-            try:
-                instance = await compute.get_server(self.ctx, self.id(name))
-            except ce.InstanceNotFound:
+            found = await compute.find_servers(self.ctx, all_projects=True, uuid=self.id(name), deleted=False)
+            if not found:
                 self.outcomes[name] = "DELETED"
                 self.step(f"server {name} is gone")
                 return "DELETED"
+            (instance,) = found
             if (instance.status != "BUILD" and instance.task_state is None) or rt.now() >= deadline:
                 break
             await rt.wait(("instance", instance.uuid), self.poll_seconds, guard=True)
-        fault = await compute.server_fault(self.ctx, instance.uuid)
+        fault = (await compute.server_record(self.ctx, instance.uuid)).fault if instance.status == "ERROR" else None
         where = f" on {instance.node}" if instance.node else ""
         text = f"server {name}: {instance.status}{where}"
         if instance.status == "ERROR" and fault is not None:
