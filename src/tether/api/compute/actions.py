@@ -12,10 +12,10 @@ from typing import Any
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 
-from tether.api import openapi, paths
+from tether.api import openapi, paging, paths
 from tether.api.compute import views
 from tether.api.compute.bodies import fail
-from tether.api.compute.paging import last, limit_and_marker, next_links, timestamp
+from tether.api.compute.query import last, limit_and_marker, next_links, timestamp
 from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
 from tether.domain.compute import ActionEvent, InstanceAction
@@ -81,13 +81,12 @@ async def list_actions(server_id: str, request: Request, ctx: RequestContext = D
             moment = timestamp(bound, raw)
             actions = [a for a in actions if (a.updated_at >= moment if newer else a.updated_at <= moment)]
     limit, marker = limit_and_marker(request)
-    start = 0
+    start = None
     if marker is not None:
-        index = next((i for i, action in enumerate(actions) if action.request_id == marker), None)
-        if index is None:
+        start = paging.find(actions, marker, lambda action: action.request_id)
+        if start is None:
             raise fail(f"Marker {marker} could not be found.")
-        start = index + 1
-    chosen = actions[start:start + limit]
+    chosen = paging.page(actions, paging.ListQuery(limit=limit), marker=start)
     return JSONResponse({"instanceActions": [action_body(action, version) for action in chosen],
                          **next_links(request, f"servers/{server_id}/os-instance-actions", chosen,
                                       chosen[-1].request_id if chosen else None)})

@@ -264,22 +264,13 @@ SERVER_FIELDS_SINCE: dict[str, tuple[str, str | None]] = {
 }
 
 
-def exists_in(version: Microversion, since: str, until: str | None = None) -> bool:
-    return version.at_least(since) and (until is None or not version.at_least(_next(until)))
-
-
-def _next(version: str) -> str:
-    major, minor = version.split(".")
-    return f"{major}.{int(minor) + 1}"
-
-
 def network_tag_allowed(version: Microversion) -> bool:
     """Nova had network tags in 2.32-2.36, dropped them in 2.37 and restored them in 2.42."""
-    return exists_in(version, "2.32", "2.36") or version.at_least("2.42")
+    return version.within("2.32", "2.36") or version.at_least("2.42")
 
 
 def bdm_tag_allowed(version: Microversion) -> bool:
-    return exists_in(version, "2.32", "2.32") or version.at_least("2.42")
+    return version.within("2.32", "2.32") or version.at_least("2.42")
 
 
 # -- interfaces -----------------------------------------------------------------------

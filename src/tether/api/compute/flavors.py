@@ -9,10 +9,11 @@ from __future__ import annotations
 from fastapi import Depends, Request, Response
 from fastapi.responses import JSONResponse
 
-from tether.api import openapi, paths
+from tether.api import openapi, paging, paths
+from tether.api.booleans import bool_from_string
 from tether.api.compute import bodies, views
 from tether.api.compute.bodies import fail, unexpected
-from tether.api.compute.paging import last, limit_and_marker, next_links, page
+from tether.api.compute.query import last, limit_and_marker, next_links
 from tether.api.deps import caller, cloud, json_body
 from tether.api.versions import Microversion
 from tether.domain.compute import Flavor
@@ -44,12 +45,10 @@ def _is_public_filter(raw: str | None) -> bool | None:
         return True
     if raw.strip().lower() == "none":
         return None
-    value = raw.strip().lower()
-    if value in ("1", "t", "true", "on", "y", "yes"):
-        return True
-    if value in ("0", "f", "false", "off", "n", "no"):
-        return False
-    raise fail(f"Invalid is_public filter [{raw}]")
+    try:
+        return bool_from_string(raw, strict=True)
+    except ValueError:
+        raise fail(f"Invalid is_public filter [{raw}]") from None
 
 
 async def _listed(request: Request, ctx: RequestContext) -> list[Flavor]:
@@ -74,10 +73,16 @@ async def _listed(request: Request, ctx: RequestContext) -> list[Flavor]:
     if sort_dir not in ("asc", "desc"):
         raise fail(f"Invalid input for query parameters sort_dir. Value: {sort_dir}. "
                    f"'{sort_dir}' is not one of ['asc', 'desc']")
-    flavors.sort(key=lambda f: f.id)
-    flavors.sort(key=_SORT_KEYS[sort_key], reverse=sort_dir == "desc")
     limit, marker = limit_and_marker(request)
-    return page(flavors, limit, marker, key=lambda flavor: flavor.id)
+    start = None
+    if marker is not None:
+        start = paging.find(flavors, marker, lambda flavor: flavor.id)
+        if start is None:
+            raise fail(f"marker [{marker}] not found")
+    # Ties in the asked order stay in flavor id order, as nova's database returns them.
+    order = (paging.SortKey(sort_key, sort_dir == "asc"), paging.SortKey("flavorid"))
+    return paging.page(flavors, paging.ListQuery(sort=order, limit=limit),
+                       lambda flavor, key: _SORT_KEYS[key](flavor), marker=start)
 
 
 @router.get("/flavors", openapi_extra=LIST_QUERY)

@@ -14,9 +14,9 @@ from typing import Any
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 
-from tether.api import openapi, paths
+from tether.api import openapi, paging, paths
 from tether.api.compute.bodies import fail
-from tether.api.compute.paging import last, limit_and_marker, next_links, strict_bool
+from tether.api.compute.query import last, limit_and_marker, next_links, strict_bool
 from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
 from tether.domain.errors import compute as ce
@@ -99,13 +99,12 @@ async def _hypervisors(request: Request, ctx: RequestContext, version: Microvers
         limit, marker = limit_and_marker(request)
         ident = (lambda r: hypervisor_uuid(r.hypervisor.hostname)) if version.at_least("2.53") \
             else (lambda r: str(r.hypervisor.id))
-        start = 0
+        start = None
         if marker is not None:
-            index = next((i for i, record in enumerate(records) if ident(record) == marker), None)
-            if index is None:
+            start = paging.find(records, marker, ident)
+            if start is None:
                 raise fail(f"marker [{marker}] not found")
-            start = index + 1
-        records = records[start:start + limit]
+        records = paging.page(records, paging.ListQuery(limit=limit), marker=start)
         collection = "os-hypervisors/detail" if detail else "os-hypervisors"
         links = next_links(request, collection, records, ident(records[-1]) if records else None,
                            "hypervisors_links")

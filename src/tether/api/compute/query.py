@@ -1,4 +1,4 @@
-"""Query parameters as nova reads them: limit and marker, booleans, and the "next" links of a page."""
+"""Query parameters as nova reads them: limit and marker, booleans, times, and the "next" links of a page."""
 
 from __future__ import annotations
 
@@ -9,12 +9,10 @@ from urllib.parse import urlencode
 
 from fastapi import Request
 
+from tether.api.booleans import bool_from_string
 from tether.api.compute.bodies import fail
 
 MAX_LIMIT = 1000  # nova's [api] max_limit
-
-_TRUE = {"1", "t", "true", "on", "y", "yes"}
-_FALSE = {"0", "f", "false", "off", "n", "no"}
 
 
 def last(request: Request, name: str) -> str | None:
@@ -35,25 +33,15 @@ def limit_and_marker(request: Request) -> tuple[int, str | None]:
 
 def strict_bool(name: str, raw: str) -> bool:
     """oslo's bool_from_string(strict=True): anything else is a 400."""
-    value = raw.strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise fail(f"Invalid input for query parameters {name}. Value: {raw}. Unrecognized value '{raw}', "
-               f"acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'")
+    try:
+        return bool(bool_from_string(raw, strict=True))
+    except ValueError as error:
+        raise fail(f"Invalid input for query parameters {name}. Value: {raw}. {error}") from None
 
 
 def lenient_bool(raw: str | None, default: bool = False) -> bool:
     """oslo's bool_from_string(default=...): an unknown value is the default."""
-    if raw is None:
-        return default
-    value = raw.strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    return default
+    return bool(bool_from_string(raw, default=default))
 
 
 def timestamp(name: str, raw: str) -> float:
@@ -66,19 +54,6 @@ def timestamp(name: str, raw: str) -> float:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()
-
-
-def page(items: Sequence[Any], limit: int, marker: str | None, key: Any) -> list[Any]:
-    """At most ``limit`` items after the one whose ``key`` is ``marker`` (400 when it is not among them)."""
-    start = 0
-    if marker is not None:
-        for index, item in enumerate(items):
-            if key(item) == marker:
-                start = index + 1
-                break
-        else:
-            raise fail(f"marker [{marker}] not found")
-    return list(items[start:start + limit])
 
 
 def next_links(request: Request, collection: str, items: Sequence[Any], last_id: str | None,
