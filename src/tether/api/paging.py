@@ -15,9 +15,10 @@ the marker row itself is among the rows (it may have been filtered out).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from types import MappingProxyType
+from typing import Any, NamedTuple, TypeVar
 
 Row = TypeVar("Row")
 
@@ -28,15 +29,13 @@ STORED = "@stored"
 """The sort key of the rows' own order, as the service listed them: the store's, by primary key."""
 
 
-@dataclass(frozen=True)
-class SortKey:
+class SortKey(NamedTuple):
     name: str
     ascending: bool = True
 
 
-@dataclass(frozen=True)
-class ListQuery:
-    filters: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+class ListQuery(NamedTuple):
+    filters: Mapping[str, Sequence[Any]] = MappingProxyType({})
     """Name -> the values a row's value may equal (any of them)."""
     sort: tuple[SortKey, ...] = ()
     """Most significant first; none means ``STORED`` ascending."""
@@ -83,35 +82,66 @@ def page(rows: Iterable[Row], query: ListQuery, value: Value = attribute, *, mar
     same object): a row's stored position is only known among them.
     """
     listed = list(rows)
-    positions = {id(row): index for index, row in enumerate(listed)}
-    kept = [row for row in listed if matches(row, query.filters, value)] if query.filters else listed
-    keys = query.sort or (SortKey(STORED),)
+    keys = query.sort or _STORED_ORDER
+    names = [key.name for key in keys]
+    positions: dict[int, int] = {}
+    if STORED in names:
+        positions = {id(row): index for index, row in enumerate(listed)}
+        if marker is not None and id(marker) not in positions:
+            raise ValueError("a marker outside the rows has no stored position")
+    if query.filters:
+        listed = [row for row in listed if matches(row, query.filters, value)]
+    fetch = _fetcher(names, value, positions)
+    values = [fetch(row) for row in listed]
+    if any(None in row_values for row_values in values):
+        sortable = [tuple(_nullable(each) for each in row_values) for row_values in values]
+    else:
+        sortable = values
+    indices = range(len(listed))
+    ascending = keys[0].ascending
+    if all(key.ascending == ascending for key in keys):
+        order = sorted(indices, key=sortable.__getitem__, reverse=not ascending)
+    else:
+        # One stable sort per key, least significant first: each key in its own direction.
+        order = list(indices)
+        for position in reversed(range(len(keys))):
+            order.sort(key=lambda index, at=position: sortable[index][at], reverse=not keys[position].ascending)
+    if marker is not None:
+        edge = fetch(marker)
+        wanted = -1 if query.reverse else 1
+        order = [index for index in order if _versus(values[index], edge, keys) == wanted]
+    if query.limit is not None:
+        if query.reverse:
+            order = order[max(0, len(order) - query.limit):] if query.limit else []
+        else:
+            order = order[:query.limit]
+    return [listed[index] for index in order]
 
-    def of(row: Any, name: str) -> Any:
+
+def _fetcher(names: list[str], value: Value, positions: dict[int, int]) -> Callable[[Any], tuple[Any, ...]]:
+    """A row's values for ``names``, as a tuple."""
+    if value is attribute and STORED not in names:
+        if len(names) == 1:
+            get = operator.attrgetter(names[0])
+            return lambda row: (get(row),)
+        return operator.attrgetter(*names)
+
+    def get_one(row: Any, name: str) -> Any:
         return positions[id(row)] if name == STORED else value(row, name)
 
-    # One stable sort per key, least significant first: each key in its own direction.
-    ordered = kept
-    for key in reversed(keys):
-        ordered = sorted(ordered, key=lambda row, name=key.name: _nullable(of(row, name)), reverse=not key.ascending)
-    if marker is not None:
-        if id(marker) not in positions and any(key.name == STORED for key in keys):
-            raise ValueError("a marker outside the rows has no stored position")
+    return lambda row: tuple(get_one(row, name) for name in names)
 
-        def versus_marker(row: Any) -> int:
-            for key in keys:
-                result = compare(of(row, key.name), of(marker, key.name))
-                if result:
-                    return result if key.ascending else -result
-            return 0
 
-        wanted = -1 if query.reverse else 1
-        ordered = [row for row in ordered if versus_marker(row) == wanted]
-    if query.limit is None:
-        return ordered
-    if query.reverse:
-        return ordered[max(0, len(ordered) - query.limit):] if query.limit else []
-    return ordered[:query.limit]
+def _versus(values: tuple[Any, ...], edge: tuple[Any, ...], keys: tuple[SortKey, ...]) -> int:
+    """Where a row sorts against the marker: -1 before, 1 after (0: the marker itself)."""
+    for left, right, key in zip(values, edge, keys, strict=True):
+        result = compare(left, right)
+        if result:
+            return result if key.ascending else -result
+    return 0
+
+
+_STORED_ORDER = (SortKey(STORED),)
 
 
 def _nullable(value: Any) -> tuple[bool, Any]:

@@ -68,9 +68,18 @@ class Microversion:
 
 
 def requested(service: str, headers: Mapping[str, str]) -> str | None:
-    """The version a request asks ``service`` for, as its headers say it (lower-cased names)."""
+    """The version a request asks ``service`` for, as its headers say it (one lower-cased name each).
+
+    ``microversion_parse.get_version`` in two steps, looking only at headers
+    that are there: it would copy the headers again and try each name twice.
+    """
     service_type, legacy = SERVICE_TYPES[service]
-    return microversion_parse.get_version(headers, service_type, legacy_headers=[legacy])  # type: ignore[arg-type]
+    found = None
+    if microversion_parse.STANDARD_HEADER in headers:
+        found = microversion_parse.check_standard_header(headers, service_type)  # type: ignore[arg-type]
+    if not found and legacy in headers:
+        found = microversion_parse.check_legacy_headers(headers, [legacy])  # type: ignore[arg-type]
+    return found
 
 
 def negotiate(service: str, requested: str | None, low: tuple[int, int], high: tuple[int, int],

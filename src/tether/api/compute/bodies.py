@@ -13,6 +13,7 @@ import ipaddress
 import re
 from typing import Annotated, Any, Literal, TypeVar
 
+from fastapi.exceptions import RequestValidationError
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -52,6 +53,20 @@ def fail(reason: str) -> BadRequest:
 def unexpected(parent: str, name: str) -> BadRequest:
     return fail(f"Invalid input for field/attribute {parent}. Additional properties are not allowed "
                 f"('{name}' was unexpected)")
+
+
+def refusal(error: RequestValidationError) -> BadRequest:
+    """A body or query string that a route's model refused, in nova's words (its first problem)."""
+    problem = error.errors()[0]
+    where, *loc = problem["loc"]
+    if problem["type"] == "json_invalid":
+        return fail(f"Malformed request body: {problem['ctx']['error']}")
+    if where == "body" and not loc and problem["type"] == "missing":
+        return fail("The request body is empty; a JSON object is required.")
+    if where == "query":
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        return fail(f"Invalid input for query parameters {loc[0]}. Value: {problem.get('input')}. {message}")
+    return fail(_describe({**problem, "loc": tuple(loc)}))
 
 
 def parse(model: type[M], data: Any) -> M:

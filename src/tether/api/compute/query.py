@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import Request
+from pydantic import BaseModel
 
+from tether.api import openapi
 from tether.api.booleans import bool_from_string
 from tether.api.compute.bodies import fail
 
@@ -21,14 +23,32 @@ def last(request: Request, name: str) -> str | None:
     return values[-1] if values else None
 
 
+def limit_of(raw: str | None) -> int:
+    if raw is None:
+        return MAX_LIMIT
+    if not raw.isdigit():
+        raise fail(f"Invalid input for query parameters limit. Value: {raw}. '{raw}' does not match '^[0-9]*$'")
+    return min(MAX_LIMIT, int(raw))
+
+
 def limit_and_marker(request: Request) -> tuple[int, str | None]:
-    limit = MAX_LIMIT
-    raw = last(request, "limit")
-    if raw is not None:
-        if not raw.isdigit():
-            raise fail(f"Invalid input for query parameters limit. Value: {raw}. '{raw}' does not match '^[0-9]*$'")
-        limit = min(MAX_LIMIT, int(raw))
-    return limit, last(request, "marker")
+    return limit_of(last(request, "limit")), last(request, "marker")
+
+
+Text = Annotated[str | None, openapi.described(openapi.STRING)]
+Boolean = Annotated[str | None, openapi.described(openapi.BOOLEAN_TEXT)]
+Moment = Annotated[str | None, openapi.described(openapi.DATE_TIME)]
+
+
+class PageQuery(BaseModel):
+    """A list's query string as nova reads it: each value as text (the last of a repeated one), checked in
+    nova's words where it is used. These are the paging parameters every list takes."""
+
+    limit: Annotated[str | None, openapi.described(openapi.LIMIT)] = None
+    marker: Text = None
+
+    def page(self) -> tuple[int, str | None]:
+        return limit_of(self.limit), self.marker
 
 
 def strict_bool(name: str, raw: str) -> bool:
