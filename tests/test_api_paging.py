@@ -39,25 +39,32 @@ def test_no_sort_keys_keep_the_rows_own_order_and_stored_ties_follow_the_directi
 
 
 def test_the_page_after_a_marker_holds_what_sorts_after_it_even_when_it_is_filtered_out() -> None:
-    query = ListQuery(filters={"name": ["x", "y"]}, sort=(SortKey("size"), SortKey("id")), limit=2)
+    query = ListQuery(filters={"name": ["x", "y"]}, sort=(SortKey("size"), SortKey("id")), marker="b", limit=2)
     marker = ROWS[1]  # size 1, id b: filtered out by name
     assert ids(paging.page(ROWS, query, marker=marker)) == ["d", "c"]
-    before = ListQuery(sort=(SortKey("size"), SortKey("id")), limit=2, reverse=True)
+    before = ListQuery(sort=(SortKey("size"), SortKey("id")), marker="a", limit=2, reverse=True)
     assert ids(paging.page(ROWS, before, marker=ROWS[0])) == ["d", "c"]
-    assert ids(paging.page(ROWS, ListQuery(sort=(SortKey("id"),), limit=5, reverse=True), marker=ROWS[2])) == \
-        ["a", "b"]
+    query = ListQuery(sort=(SortKey("id"),), marker="c", limit=5, reverse=True)
+    assert ids(paging.page(ROWS, query, marker=ROWS[2])) == ["a", "b"]
 
 
 def test_a_zero_limit_is_an_empty_page_and_none_is_every_row() -> None:
     assert paging.page(ROWS, ListQuery(limit=0)) == []
-    assert paging.page(ROWS, ListQuery(limit=0, reverse=True), marker=ROWS[3]) == []
+    assert paging.page(ROWS, ListQuery(marker="d", limit=0, reverse=True), marker=ROWS[3]) == []
     assert len(paging.page(ROWS, ListQuery())) == 4
 
 
 def test_a_stored_order_needs_the_marker_among_the_rows() -> None:
-    assert ids(paging.page(ROWS, ListQuery(), marker=ROWS[1])) == ["c", "d"]
+    assert ids(paging.page(ROWS, ListQuery(marker="b"), marker=ROWS[1])) == ["c", "d"]
     with pytest.raises(ValueError):
-        paging.page(ROWS, ListQuery(), marker=Row("b", None, 1))
+        paging.page(ROWS, ListQuery(marker="b"), marker=Row("b", None, 1))
+
+
+def test_the_marker_row_comes_with_a_marker_and_only_with_one() -> None:
+    with pytest.raises(ValueError):
+        paging.page(ROWS, ListQuery(marker="b"))
+    with pytest.raises(ValueError):
+        paging.page(ROWS, ListQuery(), marker=ROWS[1])
     assert paging.find(ROWS, "c", lambda row: row.id) is ROWS[2]
     assert paging.find(ROWS, "z", lambda row: row.id) is None
 

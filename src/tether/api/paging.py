@@ -39,6 +39,8 @@ class ListQuery(NamedTuple):
     """Name -> the values a row's value may equal (any of them)."""
     sort: tuple[SortKey, ...] = ()
     """Most significant first; none means ``STORED`` ascending."""
+    marker: str | None = None
+    """The id of the row the page starts after (or ends before); the service finds that row."""
     limit: int | None = None
     """At most this many rows; None for all of them."""
     reverse: bool = False
@@ -78,9 +80,13 @@ def matches(row: Any, filters: Mapping[str, Sequence[Any]], value: Value) -> boo
 def page(rows: Iterable[Row], query: ListQuery, value: Value = attribute, *, marker: Row | None = None) -> list[Row]:
     """The rows that match ``query.filters``, in its order, after (or before) ``marker``, at most ``query.limit``.
 
-    With ``STORED`` among the keys the marker must be one of ``rows`` (the
-    same object): a row's stored position is only known among them.
+    ``marker`` is the row ``query.marker`` names, as the service found it
+    (where it looks, and what it answers when there is none, are its own).
+    With ``STORED`` among the keys it must be one of ``rows`` (the same
+    object): a row's stored position is only known among them.
     """
+    if (marker is None) != (query.marker is None):
+        raise ValueError("the marker row is given exactly when the query names a marker")
     listed = list(rows)
     keys = query.sort or _STORED_ORDER
     names = [key.name for key in keys]

@@ -150,7 +150,7 @@ class Page:
             marker = paging.find(items, self.marker, lambda item: values(item)["uuid"])
             if marker is None:
                 raise not_found(self.marker)
-        return paging.page(items, paging.ListQuery(sort=order, limit=self.limit),
+        return paging.page(items, paging.ListQuery(sort=order, marker=self.marker, limit=self.limit),
                            lambda item, name: values(item)[name], marker=marker)
 
 

@@ -91,7 +91,7 @@ async def list_actions(server_id: str, request: Request, query: Annotated[Action
         start = paging.find(actions, marker, lambda action: action.request_id)
         if start is None:
             raise fail(f"Marker {marker} could not be found.")
-    chosen = paging.page(actions, paging.ListQuery(limit=limit), marker=start)
+    chosen = paging.page(actions, paging.ListQuery(marker=marker, limit=limit), marker=start)
     return JSONResponse({"instanceActions": [action_body(action, version) for action in chosen],
                          **next_links(request, f"servers/{server_id}/os-instance-actions", chosen,
                                       chosen[-1].request_id if chosen else None)})

@@ -88,7 +88,7 @@ async def _listed(request: Request, query: ListQuery, ctx: RequestContext) -> li
             raise fail(f"marker [{marker}] not found")
     # Ties in the asked order stay in flavor id order, as nova's database returns them.
     order = (paging.SortKey(sort_key, sort_dir == "asc"), paging.SortKey("flavorid"))
-    return paging.page(flavors, paging.ListQuery(sort=order, limit=limit),
+    return paging.page(flavors, paging.ListQuery(sort=order, marker=marker, limit=limit),
                        lambda flavor, key: _SORT_KEYS[key](flavor), marker=start)
 
 

@@ -109,7 +109,7 @@ async def _hypervisors(request: Request, query: ListQuery, ctx: RequestContext, 
             start = paging.find(records, marker, ident)
             if start is None:
                 raise fail(f"marker [{marker}] not found")
-        records = paging.page(records, paging.ListQuery(limit=limit), marker=start)
+        records = paging.page(records, paging.ListQuery(marker=marker, limit=limit), marker=start)
         collection = "os-hypervisors/detail" if detail else "os-hypervisors"
         links = next_links(request, collection, records, ident(records[-1]) if records else None,
                            "hypervisors_links")

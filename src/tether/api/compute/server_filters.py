@@ -118,7 +118,7 @@ class ServerQuery:
     def paging(self) -> paging.ListQuery:
         # Tie-breakers last, as nova's database sorts: created_at, then id (here uuid), newest first.
         order = (*self.sort, paging.SortKey("created_at", False), paging.SortKey("uuid", False))
-        return paging.ListQuery(sort=order, limit=self.limit)
+        return paging.ListQuery(sort=order, marker=self.marker, limit=self.limit)
 
 
 def parse_server_query(request: Request, ctx: RequestContext, version: Microversion) -> ServerQuery:

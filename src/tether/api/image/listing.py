@@ -218,4 +218,5 @@ def _limit(text: str | None) -> int:
 
 
 def page(images: list[Image], query: ImageQuery, marker: Image | None) -> list[Image]:
-    return paging.page(images, paging.ListQuery(sort=tuple(query.sorts), limit=query.limit), marker=marker)
+    return paging.page(images, paging.ListQuery(sort=tuple(query.sorts), marker=query.marker, limit=query.limit),
+                       marker=marker)

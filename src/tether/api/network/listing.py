@@ -136,7 +136,8 @@ def paged(query: ListQuery) -> paging.ListQuery:
     order = [*query.sorts, ("id", True)] if "id" not in {key for key, _ in query.sorts} else list(query.sorts)
     return paging.ListQuery(filters=query.view_filters,
                             sort=tuple(paging.SortKey(key, ascending) for key, ascending in order),
-                            limit=query.limit, reverse=query.page_reverse)
+                            marker=query.marker if query.limit is not None else None, limit=query.limit,
+                            reverse=query.page_reverse)
 
 
 def page(views: list[dict[str, Any]], query: ListQuery, marker: dict[str, Any] | None) -> list[dict[str, Any]]:
