@@ -87,7 +87,7 @@ def page(rows: Iterable[Row], query: ListQuery, value: Value = attribute, *, mar
     """
     if (marker is None) != (query.marker is None):
         raise ValueError("the marker row is given exactly when the query names a marker")
-    listed = list(rows)
+    listed = rows if isinstance(rows, list) else list(rows)
     keys = query.sort or _STORED_ORDER
     names = [key.name for key in keys]
     positions: dict[int, int] = {}
@@ -98,18 +98,18 @@ def page(rows: Iterable[Row], query: ListQuery, value: Value = attribute, *, mar
     if query.filters:
         listed = [row for row in listed if matches(row, query.filters, value)]
     fetch = _fetcher(names, value, positions)
-    values = [fetch(row) for row in listed]
-    if any(None in row_values for row_values in values):
-        sortable = [tuple(_nullable(each) for each in row_values) for row_values in values]
-    else:
-        sortable = values
-    indices = range(len(listed))
-    ascending = keys[0].ascending
-    if all(key.ascending == ascending for key in keys):
-        order = sorted(indices, key=sortable.__getitem__, reverse=not ascending)
+    values = list(map(fetch, listed))
+    sortable = values
+    for row_values in values:
+        if None in row_values:
+            sortable = [tuple(map(_nullable, row_values)) for row_values in values]
+            break
+    directions = {key.ascending for key in keys}
+    if len(directions) == 1:
+        order = sorted(range(len(listed)), key=sortable.__getitem__, reverse=not keys[0].ascending)
     else:
         # One stable sort per key, least significant first: each key in its own direction.
-        order = list(indices)
+        order = list(range(len(listed)))
         for position in reversed(range(len(keys))):
             order.sort(key=lambda index, at=position: sortable[index][at], reverse=not keys[position].ascending)
     if marker is not None:
