@@ -19,6 +19,11 @@ JSON, ``missing`` for an empty one, pydantic's errors under ``body`` or
 words and envelope. Bodies are parsed by ``jsonbody``, which refuses what
 could not be stored. Other exceptions go on up to the application's
 exception handlers, as from FastAPI's own handler.
+
+The handler solves the route's own declaration: dependencies that an
+``include_router(dependencies=...)`` would add are not seen, so Tether's
+services take their routes as they are (see ``app``) rather than include
+routers.
 """
 
 from __future__ import annotations
