@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import httpx
 import pytest
-from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict
 
 from tether.api.direct_route import DirectRoute
 
@@ -25,6 +27,17 @@ async def admin(name: str = Depends(who)) -> str:
     return name
 
 
+class Thing(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str
+    size: int = 1
+
+
+class Search(BaseModel):
+    name: str | None = None
+    tag: list[str] = []
+
+
 def _app() -> FastAPI:
     router = APIRouter(prefix="/things", route_class=DirectRoute)
 
@@ -38,8 +51,21 @@ def _app() -> FastAPI:
     async def create(request: Request) -> dict[str, Any]:
         return {"created": (await request.json())["name"]}
 
+    @router.put("/{thing_id}")
+    async def replace(thing_id: str, body: Thing, caller: str = Depends(admin)) -> dict[str, Any]:
+        return {"thing": thing_id, "name": body.name, "size": body.size}
+
+    @router.get("")
+    async def search(query: Annotated[Search, Query()]) -> dict[str, Any]:
+        return {"name": query.name, "tag": query.tag}
+
     app = FastAPI()
     app.include_router(router)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"invalid": [{"type": e["type"], "loc": list(e["loc"])} for e in error.errors()]},
+                            status_code=400)
 
     @app.exception_handler(PermissionError)
     async def forbidden(request: Request, error: PermissionError) -> JSONResponse:
@@ -75,11 +101,47 @@ async def test_a_plain_result_is_json_with_the_declared_status() -> None:
     assert response.json() == {"created": "widget"}
 
 
+async def test_a_body_model_is_validated_after_the_dependencies() -> None:
+    async with _client() as client:
+        done = await client.put("/things/t1", json={"name": "w"}, headers={"x-who": "admin"})
+        refused = await client.put("/things/t1", json={"name": "w"}, headers={"x-who": "mallory"})
+        extra = await client.put("/things/t1", json={"name": "w", "colour": "red"}, headers={"x-who": "admin"})
+        empty = await client.put("/things/t1", headers={"x-who": "admin"})
+        broken = await client.put("/things/t1", content=b"{", headers={"x-who": "admin"})
+        nan = await client.put("/things/t1", content=b'{"name": "w", "size": NaN}', headers={"x-who": "admin"})
+    assert done.json() == {"thing": "t1", "name": "w", "size": 1}
+    assert refused.status_code == 403
+    assert extra.json() == {"invalid": [{"type": "extra_forbidden", "loc": ["body", "colour"]}]}
+    assert empty.json() == {"invalid": [{"type": "missing", "loc": ["body"]}]}
+    assert broken.json() == {"invalid": [{"type": "json_invalid", "loc": ["body", 0]}]}
+    assert nan.json() == {"invalid": [{"type": "json_invalid", "loc": ["body", 0]}]}
+
+
+async def test_a_query_model_takes_the_last_of_a_repeated_value_unless_it_is_a_list() -> None:
+    async with _client() as client:
+        response = await client.get("/things", params=[("name", "a"), ("name", "b"), ("tag", "x"), ("tag", "y")])
+    assert response.json() == {"name": "b", "tag": ["x", "y"]}
+
+
+def test_the_document_describes_declared_bodies_and_queries() -> None:
+    document = _app().openapi()
+    assert "requestBody" in document["paths"]["/things/{thing_id}"]["put"]
+    assert [p["name"] for p in document["paths"]["/things"]["get"]["parameters"]] == ["name", "tag"]
+
+
 def test_a_route_with_parameters_it_would_not_parse_is_refused_when_declared() -> None:
     router = APIRouter(route_class=DirectRoute)
     with pytest.raises(TypeError, match="query"):
         @router.get("/search")
         async def search(limit: int = Query(10)) -> dict[str, Any]:
+            return {}
+    with pytest.raises(TypeError, match="header"):
+        @router.get("/headed")
+        async def headed(x_who: str = Header()) -> dict[str, Any]:
+            return {}
+    with pytest.raises(TypeError, match="body"):
+        @router.post("/two")
+        async def two(first: Thing, second: Thing) -> dict[str, Any]:
             return {}
     with pytest.raises(TypeError, match="not text"):
         @router.get("/items/{item_id}")

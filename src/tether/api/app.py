@@ -10,6 +10,7 @@ document.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, FastAPI, Request
@@ -36,6 +37,11 @@ SERVICES: dict[str, tuple[APIRouter, ...]] = {
     "network": (roots.network, *network.ROUTERS),
     "image": (roots.image, *image.ROUTERS),
     "baremetal": (roots.baremetal, *baremetal.ROUTERS),
+}
+
+# service -> how it words a body or query string that a route's model refused
+REFUSALS: dict[str, Callable[[RequestValidationError], TetherError]] = {
+    "compute": compute.bodies.refusal,
 }
 
 
@@ -98,6 +104,9 @@ def _application(cloud: Cloud, base_url: str, openapi_url: str | None) -> FastAP
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, error: RequestValidationError) -> JSONResponse:
+        refusal = REFUSALS.get(service_of(request.scope["path"]))
+        if refusal is not None:
+            return await service_error(request, refusal(error))
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}"
                              for e in error.errors())
         return _error(request, 400, f"Invalid input for operation: {problems}.", "HTTPBadRequest")

@@ -39,7 +39,7 @@ class TetherMiddleware:
         extra: list[tuple[bytes, bytes]] = [(b"x-openstack-request-id", request_id.encode())]
         try:
             if service == "compute":
-                version = versions.negotiate("compute", versions.compute_request(headers), versions.COMPUTE_MIN,
+                version = versions.negotiate("compute", versions.requested("compute", headers), versions.COMPUTE_MIN,
                                              versions.COMPUTE_MAX, versions.COMPUTE_MIN)
                 state["microversion"] = version
                 extra += [(b"x-compute-request-id", request_id.encode()),
@@ -49,7 +49,7 @@ class TetherMiddleware:
             elif service == "baremetal":
                 extra += [(b"x-openstack-ironic-api-minimum-version", versions.fmt(versions.BAREMETAL_MIN).encode()),
                           (b"x-openstack-ironic-api-maximum-version", versions.fmt(versions.BAREMETAL_MAX).encode())]
-                version = versions.negotiate("baremetal", versions.baremetal_request(headers),
+                version = versions.negotiate("baremetal", versions.requested("baremetal", headers),
                                              versions.BAREMETAL_MIN, versions.BAREMETAL_MAX, versions.BAREMETAL_MIN)
                 state["microversion"] = version
                 extra += [(b"x-openstack-ironic-api-version", str(version).encode()),

@@ -1,12 +1,16 @@
 """The document at /openapi.json: what each route takes, described the way the real services define it.
 
-Handlers read their JSON bodies and query strings themselves, so that each
-service's own parser answers bad input in that service's words and
-envelope. FastAPI cannot see those reads; the helpers here let a route
-declare them (``openapi_extra=openapi.extra(...)``) so that clients and
-fuzzers such as schemathesis know what to send. ``document`` adds what
-every route shares: the ``X-Auth-Token`` security scheme on the routes that
-need a token, and the microversion header compute and bare metal negotiate.
+FastAPI describes the bodies and query strings that routes declare as
+pydantic models; each model's schema is written out in place (as the
+routes' other schemas are) and FastAPI's 422 answer is left out, since a
+refused body is a 400 in the service's own envelope. Routes that still read
+their JSON bodies and query strings themselves, so that each service's own
+parser answers bad input in that service's words and envelope, declare what
+they read with the helpers here (``openapi_extra=openapi.extra(...)``) so
+that clients and fuzzers such as schemathesis know what to send.
+``document`` adds what every route shares: the ``X-Auth-Token`` security
+scheme on the routes that need a token, and the microversion header compute
+and bare metal negotiate.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from fastapi import FastAPI
 from fastapi.dependencies.models import Dependant
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute, iter_route_contexts
-from pydantic import BaseModel
+from pydantic import WithJsonSchema
 
 from tether.api import paths, versions
 
@@ -86,42 +90,9 @@ def obj(properties: Mapping[str, Schema], required: Iterable[str] = (), *, close
     return schema
 
 
-def model_schema(model: type[BaseModel]) -> Schema:
-    """A pydantic model's JSON schema by its wire names, with its ``$defs`` inlined (OpenAPI has no ``$defs``)."""
-    schema = model.model_json_schema(by_alias=True)
-    definitions = schema.pop("$defs", {})
-
-    def inline(node: Any) -> Any:
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/$defs/"):
-                return inline(definitions[ref.removeprefix("#/$defs/")])
-            return {key: inline(value) for key, value in node.items()}
-        if isinstance(node, list):
-            return [inline(item) for item in node]
-        return node
-
-    return inline(schema)  # type: ignore[no-any-return]
-
-
-# Where ``model_body`` leaves a route's model for ``document`` to describe.
-_MODEL_BODY = "x-tether-model-body"
-
-
-def model_body(model: type[BaseModel]) -> Schema:
-    """The ``openapi_extra`` of a route whose JSON body ``model`` validates.
-
-    The model's schema is worked out by ``document``, when /openapi.json is
-    first asked for, rather than here, when the route is made at start-up.
-    """
-    return {_MODEL_BODY: model}
-
-
-def _describe_model_bodies(routes: Iterable[Any]) -> None:
-    for route in routes:
-        if isinstance(route, APIRoute) and route.openapi_extra and _MODEL_BODY in route.openapi_extra:
-            model = route.openapi_extra.pop(_MODEL_BODY)
-            route.openapi_extra.update(extra(json_body(model_schema(model))))
+def described(schema: Schema) -> WithJsonSchema:
+    """Annotates a field that the service reads as text in its own words with the schema of what it takes."""
+    return WithJsonSchema(copy.deepcopy(schema))
 
 
 # -- the whole document ---------------------------------------------------------------------
@@ -149,7 +120,6 @@ _MICROVERSION_HEADERS = {
 
 def document(app: FastAPI) -> Schema:
     """FastAPI's document, plus the token scheme and the microversion headers every route shares."""
-    _describe_model_bodies(app.routes)
     doc = get_openapi(title=app.title, version=app.version, openapi_version=app.openapi_version,
                       description=app.description, routes=app.routes)
     doc.setdefault("components", {})["securitySchemes"] = {TOKEN_SCHEME: {
@@ -158,6 +128,11 @@ def document(app: FastAPI) -> Schema:
     secured = {(context.path_format, method.lower()) for context in iter_route_contexts(app.routes)
                if isinstance(context.original_route, APIRoute) and _needs_token(context.original_route.dependant)
                for method in context.methods or ()}
+    for operations in doc.get("paths", {}).values():
+        for operation in operations.values():
+            # a model's refusal is a 400 in the service's own envelope, never FastAPI's 422
+            operation.get("responses", {}).pop("422", None)
+    doc["paths"] = _inlined(doc.get("paths", {}), doc["components"].pop("schemas", {}))
     for path, operations in doc.get("paths", {}).items():
         for method, operation in operations.items():
             if (path, method) in secured:
@@ -166,6 +141,22 @@ def document(app: FastAPI) -> Schema:
                 if path.startswith(prefix):
                     operation.setdefault("parameters", []).append(copy.deepcopy(version_header))
     return doc
+
+
+def _inlined(node: Any, models: Schema) -> Any:
+    """``node`` with each reference to a model replaced by the model's schema, as the routes' other
+    schemas are written (models do not refer to themselves)."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(_MODELS):
+            return _inlined(models[ref.removeprefix(_MODELS)], models)
+        return {key: _inlined(value, models) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_inlined(item, models) for item in node]
+    return node
+
+
+_MODELS = "#/components/schemas/"
 
 
 def install(app: FastAPI) -> None:

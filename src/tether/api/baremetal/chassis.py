@@ -23,8 +23,8 @@ from tether.services.context import RequestContext
 router = paths.router("baremetal")
 
 # ironic's CHASSIS_SCHEMA.
-CHASSIS_SCHEMA = {"uuid": field("string", "null"), "extra": field("object", "null"),
-                  "description": field("string", "null", max_length=255)}
+CHASSIS_SCHEMA = params.body_schema({"uuid": field("string", "null"), "extra": field("object", "null"),
+                                    "description": field("string", "null", max_length=255)})
 
 
 def body_of(request: Request, chassis: Chassis, fields: list[str] | None = None) -> dict[str, Any]:
@@ -62,7 +62,7 @@ async def list_chassis_detail(request: Request, ctx: params.admin("baremetal:cha
 @router.post("/chassis", status_code=201, openapi_extra=params.body_doc(CHASSIS_SCHEMA))
 @router.post("/chassis/", status_code=201, include_in_schema=False)
 async def create_chassis(request: Request, ctx: params.admin("baremetal:chassis:create")) -> JSONResponse:
-    body = params.check_body("chassis", await json_object(request), CHASSIS_SCHEMA)
+    body = params.check_schema("chassis", await json_object(request), CHASSIS_SCHEMA)
     if body.get("uuid") is not None:
         params.uuid("uuid", body["uuid"])
     chassis = await service(request).create_chassis(ctx, description=body.get("description"),

@@ -35,7 +35,7 @@ _INTERFACES = ("bios_interface", "boot_interface", "console_interface", "deploy_
                "inspect_interface", "management_interface", "network_interface", "power_interface",
                "raid_interface", "rescue_interface", "storage_interface", "vendor_interface")
 # ironic's node_schema() (POST /v1/nodes).
-NODE_SCHEMA = {
+NODE_PROPERTIES = {
     **dict.fromkeys(_INTERFACES, _STRING), "automated_clean": _BOOLISH, "boot_mode": _STRING,
     "chassis_uuid": _STRING, "conductor_group": _STRING, "console_enabled": _BOOLISH,
     "description": field("string", "null", max_length=4096), "disable_power_off": _BOOLISH,
@@ -46,12 +46,13 @@ NODE_SCHEMA = {
     "resource_class": field("string", "null", max_length=80), "retired": _BOOLISH, "retired_reason": _STRING,
     "secure_boot": _BOOLISH, "shard": _STRING, "uuid": _STRING,
 }
+NODE_SCHEMA = params.body_schema(NODE_PROPERTIES, ("driver",))
 _BOOLEANS = ("automated_clean", "console_enabled", "disable_power_off", "maintenance", "retired", "secure_boot")
 _UUIDS = ("chassis_uuid", "instance_uuid", "uuid")
 # What Tether's nodes have; every other field may only be given its empty value.
 _SUPPORTED = ("driver", "name", "uuid", "resource_class", "properties", "driver_info", "extra", "chassis_uuid")
 _EMPTY_AT_CREATE: dict[str, Any] = {
-    **dict.fromkeys(name for name in NODE_SCHEMA if name not in _SUPPORTED),
+    **dict.fromkeys(name for name in NODE_PROPERTIES if name not in _SUPPORTED),
     "conductor_group": "", "console_enabled": False, "disable_power_off": False, "maintenance": False,
     "retired": False, "instance_info": {}, "network_data": {},
 }
@@ -176,11 +177,11 @@ async def list_nodes_detail(request: Request, ctx: params.admin("baremetal:node:
 # -- one node --------------------------------------------------------------------------------
 
 
-@router.post("/nodes", status_code=201, openapi_extra=params.body_doc(NODE_SCHEMA, ("driver",)))
+@router.post("/nodes", status_code=201, openapi_extra=params.body_doc(NODE_SCHEMA))
 @router.post("/nodes/", status_code=201, include_in_schema=False)
 async def create_node(request: Request, ctx: params.admin("baremetal:node:create"),
                       version: params.Version) -> JSONResponse:
-    body = params.check_body("node", await json_object(request), NODE_SCHEMA, required=("driver",))
+    body = params.check_schema("node", await json_object(request), NODE_SCHEMA)
     for name in _BOOLEANS:
         if name in body:
             body[name] = params.boolean(name, body[name])

@@ -2,8 +2,8 @@
 
 Query strings go through ironic's ``args`` validators (unknown arguments are
 refused, as ironic refuses them); bodies through the JSON schemas ironic
-declares for each resource, written here as tables, with jsonschema's words
-inside ironic's "Schema error for ..." message.
+declares for each resource, validated with jsonschema as ironic validates
+them, its words inside ironic's "Schema error for ..." message.
 """
 
 from __future__ import annotations
@@ -14,18 +14,15 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 
-from tether.api import openapi
+from tether.api import openapi, paging
 from tether.api.baremetal import errors
+from tether.api.booleans import ACCEPTABLE, bool_from_string
 from tether.api.deps import caller, microversion
 from tether.api.versions import Microversion
 from tether.domain.errors import baremetal as be
 from tether.domain.ids import is_uuid_like
 from tether.services.baremetal import validation
 from tether.services.context import RequestContext
-
-# oslo's strutils.bool_from_string(strict=True)
-_TRUE = ("1", "t", "true", "on", "y", "yes")
-_FALSE = ("0", "f", "false", "off", "n", "no")
 
 T = TypeVar("T")
 
@@ -41,14 +38,15 @@ def minor(version: Microversion) -> int:
 
 
 def boolean(name: str, value: Any) -> bool | None:
+    """ironic's args.boolean: oslo's bool_from_string, strict, of text; None stays None."""
     if value is None or isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().lower() in (*_TRUE, *_FALSE):
-        return value.strip().lower() in _TRUE
-    acceptable = ", ".join(f"'{word}'" for word in sorted((*_TRUE, *_FALSE)))
-    raise be.InvalidParameterValue(
-        err=f"Invalid {name}: Unrecognized value '{value}', acceptable values are: {acceptable}"
-    )
+    try:
+        if not isinstance(value, str):
+            raise ValueError(f"Unrecognized value '{value}', acceptable values are: {ACCEPTABLE}")
+        return bool_from_string(value, strict=True)
+    except ValueError as error:
+        raise be.InvalidParameterValue(err=f"Invalid {name}: {error}") from None
 
 
 def uuid(name: str, value: Any) -> str:
@@ -141,23 +139,19 @@ class Page:
 
     def apply(self, items: list[T], values: Callable[[T], Mapping[str, Any]],
               not_found: Callable[[str], Exception]) -> list[T]:
-        """Sort ``items`` (in creation order, ironic's ``id``), then take the page after the marker."""
+        """Sort ``items`` (listed in creation order, ironic's ``id``), then take the page after the marker."""
+        ascending = self.sort_dir == "asc"
+        # Ties keep creation order, reversed with the rest in descending order.
+        order = (paging.SortKey(paging.STORED, ascending),)
         if self.sort_key != "id":
-            # None sorts first, as SQL's NULLs do in ascending order on SQLite and MySQL.
-            def key(item: T) -> tuple[bool, Any]:
-                value = values(item)[self.sort_key]
-                return (value is not None, value)
-
-            items = sorted(items, key=key)
-        if self.sort_dir == "desc":
-            items = list(reversed(items))
-        start = 0
+            order = (paging.SortKey(self.sort_key, ascending), *order)
+        marker = None
         if self.marker is not None:
-            positions = [index for index, item in enumerate(items) if values(item)["uuid"] == self.marker]
-            if not positions:
+            marker = paging.find(items, self.marker, lambda item: values(item)["uuid"])
+            if marker is None:
                 raise not_found(self.marker)
-            start = positions[0] + 1
-        return items[start:start + self.limit]
+        return paging.page(items, paging.ListQuery(sort=order, marker=self.marker, limit=self.limit),
+                           lambda item, name: values(item)[name], marker=marker)
 
 
 def fields_and_detail(args: Mapping[str, str], version: Microversion, default: list[str]) -> list[str] | None:
@@ -178,82 +172,50 @@ def fields_and_detail(args: Mapping[str, str], version: Microversion, default: l
 # -- bodies ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Field:
-    types: tuple[str, ...]
-    max_length: int | None = None
-    min_length: int | None = None
+def field(*types: str, max_length: int | None = None, min_length: int | None = None) -> openapi.Schema:
+    """The JSON schema of one property of an ironic schema."""
+    schema: openapi.Schema = {"type": list(types)}
+    if max_length is not None:
+        schema["maxLength"] = max_length
+    if min_length is not None:
+        schema["minLength"] = min_length
+    return schema
 
 
-def field(*types: str, max_length: int | None = None, min_length: int | None = None) -> Field:
-    return Field(types, max_length, min_length)
+def body_schema(properties: Mapping[str, openapi.Schema], required: Iterable[str] = ()) -> openapi.Schema:
+    """An ironic schema for a create body: these properties and no others (``additionalProperties: false``)."""
+    return openapi.obj(properties, required)
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object" if isinstance(value, dict) else "unknown"
+_validators: dict[int, Any] = {}
 
 
-def _fits(value: Any, types: tuple[str, ...]) -> bool:
-    kind = _json_type(value)
-    return kind in types or (kind == "integer" and "number" in types)
+def check_schema(what: str, value: Any, schema: openapi.Schema) -> Any:
+    """``value`` against ``schema``, refused as ironic's args.schema refuses it: jsonschema's words."""
+    validator = _validators.get(id(schema))
+    if validator is None:
+        # jsonschema is loaded by the first body that needs it, not by every start of the server.
+        from jsonschema import Draft202012Validator
+
+        validator = _validators[id(schema)] = Draft202012Validator(schema)
+    from jsonschema.exceptions import best_match
+
+    error = best_match(validator.iter_errors(value))
+    if error is None:
+        return value
+    message = f"Schema error for {what}: {error.message}"
+    cause = None
+    while error.context:
+        error = best_match(error.context)
+        cause = error.message
+    if cause is not None:
+        message += f". Possible root cause: {cause}"
+    raise be.InvalidParameterValue(err=message)
 
 
-def check_body(
-    what: str, body: Any, properties: Mapping[str, Field], required: Iterable[str] = ()
-) -> dict[str, Any]:
-    """``body`` against an ironic schema with ``additionalProperties: false``."""
-
-    def fail(message: str) -> None:
-        raise be.InvalidParameterValue(err=f"Schema error for {what}: {message}")
-
-    if not isinstance(body, dict):
-        fail(f"{body!r} is not of type 'object'")
-    for name in required:
-        if name not in body:
-            fail(f"'{name}' is a required property")
-    unknown = [name for name in body if name not in properties]
-    if unknown:
-        verb = "was" if len(unknown) == 1 else "were"
-        fail(f"Additional properties are not allowed ({', '.join(repr(n) for n in unknown)} {verb} unexpected)")
-    for name, value in body.items():
-        spec = properties[name]
-        if not _fits(value, spec.types):
-            fail(f"{value!r} is not of type {', '.join(repr(t) for t in spec.types)}")
-        if isinstance(value, str) and spec.max_length is not None and len(value) > spec.max_length:
-            fail(f"{value!r} is too long")
-        if isinstance(value, str) and spec.min_length is not None and len(value) < spec.min_length:
-            fail(f"{value!r} is too short")
-    return body
-
-
-def body_schema(properties: Mapping[str, Field], required: Iterable[str] = ()) -> openapi.Schema:
-    """One of the tables above as the JSON schema it stands for, for the OpenAPI document."""
-    def one(spec: Field) -> openapi.Schema:
-        schema: openapi.Schema = {"type": list(spec.types)}
-        if spec.max_length is not None:
-            schema["maxLength"] = spec.max_length
-        if spec.min_length is not None:
-            schema["minLength"] = spec.min_length
-        return schema
-
-    return openapi.obj({name: one(spec) for name, spec in properties.items()}, required)
-
-
-def body_doc(properties: Mapping[str, Field], required: Iterable[str] = ()) -> openapi.Schema:
-    """The ``openapi_extra`` of a create route whose body ``check_body`` reads."""
-    return openapi.extra(openapi.json_body(body_schema(properties, required)))
+def body_doc(schema: openapi.Schema) -> openapi.Schema:
+    """The ``openapi_extra`` of a create route whose body ``check_schema`` reads against ``schema``."""
+    return openapi.extra(openapi.json_body(schema))
 
 
 # The ``openapi_extra`` of a PATCH route (a JSON patch the service applies).

@@ -26,13 +26,14 @@ from tether.services.context import RequestContext
 router = paths.router("baremetal")
 
 # ironic's PORTGROUP_SCHEMA (POST /v1/portgroups).
-PORTGROUP_SCHEMA = {
+PORTGROUP_PROPERTIES = {
     "address": field("string", "null"), "category": field("string", "null", max_length=80),
     "extra": field("object", "null"), "mode": field("string", "null"), "name": field("string", "null"),
     "node_uuid": field("string"), "physical_network": field("string", "null", max_length=64),
     "properties": field("object", "null"), "standalone_ports_supported": field("string", "boolean", "null"),
     "uuid": field("string", "null"),
 }
+PORTGROUP_SCHEMA = params.body_schema(PORTGROUP_PROPERTIES, ("node_uuid",))
 _EMPTY_AT_CREATE = {"uuid": None, "properties": {}, "physical_network": None, "category": None}
 
 
@@ -117,12 +118,12 @@ async def list_node_portgroups_detail(ident: str, request: Request,
                                       node=node)
 
 
-@router.post("/portgroups", status_code=201, openapi_extra=params.body_doc(PORTGROUP_SCHEMA, ("node_uuid",)))
+@router.post("/portgroups", status_code=201, openapi_extra=params.body_doc(PORTGROUP_SCHEMA))
 @router.post("/portgroups/", status_code=201, include_in_schema=False)
 async def create_portgroup(request: Request, ctx: params.admin("baremetal:portgroup:create"),
                            version: params.Version) -> JSONResponse:
     _available(version)
-    body = params.check_body("portgroup", await json_object(request), PORTGROUP_SCHEMA, required=("node_uuid",))
+    body = params.check_schema("portgroup", await json_object(request), PORTGROUP_SCHEMA)
     if body.get("address") is not None and normalize_mac(body["address"]) is None:
         raise be.InvalidParameterValue(err=f"Expected valid MAC address for address: {body['address']}")
     params.uuid("node_uuid", body["node_uuid"])

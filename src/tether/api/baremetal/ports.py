@@ -22,7 +22,7 @@ router = paths.router("baremetal")
 
 _STRING, _BOOLISH = field("string", "null"), field("string", "boolean", "null")
 # ironic's PORT_SCHEMA (POST /v1/ports).
-PORT_SCHEMA = {
+PORT_PROPERTIES = {
     "address": field("string"), "extra": field("object", "null"), "is_smartnic": _BOOLISH,
     "local_link_connection": field("null", "object"), "node_ident": field("string"), "node_uuid": field("string"),
     "physical_network": field("string", "null", max_length=64), "portgroup_uuid": _STRING, "pxe_enabled": _BOOLISH,
@@ -30,6 +30,7 @@ PORT_SCHEMA = {
     "vendor": field("string", "null", max_length=32), "category": field("string", "null", max_length=80),
     "available_for_dynamic_portgroup": field("boolean"),
 }
+PORT_SCHEMA = params.body_schema(PORT_PROPERTIES, ("address",))
 _EMPTY_AT_CREATE = {"uuid": None, "is_smartnic": False, "name": None, "description": None, "vendor": None,
                     "category": None, "available_for_dynamic_portgroup": False}
 # ironic's LOCAL_LINK_BASE_SCHEMA: what a switch-side link may say, and the minor version of the newer keys.
@@ -180,11 +181,11 @@ async def list_node_ports_detail(ident: str, request: Request, ctx: params.admin
 # -- one port --------------------------------------------------------------------------------
 
 
-@router.post("/ports", status_code=201, openapi_extra=params.body_doc(PORT_SCHEMA, ("address",)))
+@router.post("/ports", status_code=201, openapi_extra=params.body_doc(PORT_SCHEMA))
 @router.post("/ports/", status_code=201, include_in_schema=False)
 async def create_port(request: Request, ctx: params.admin("baremetal:port:create"),
                       version: params.Version) -> JSONResponse:
-    body = params.check_body("port", await json_object(request), PORT_SCHEMA, required=("address",))
+    body = params.check_schema("port", await json_object(request), PORT_SCHEMA)
     if "node_uuid" not in body and "node_ident" not in body:
         raise be.InvalidParameterValue(err="Schema error for port: 'node_uuid' is a required property")
     if "node_uuid" in body and "node_ident" in body:

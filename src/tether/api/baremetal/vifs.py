@@ -22,14 +22,12 @@ def _node(ident: str, version: Microversion) -> str:
     return params.node_ident(ident, version)
 
 
+# ironic's VIF_VALIDATOR: an object with a string id (a uuid or a name); other keys pass through.
+VIF_SCHEMA = openapi.obj({"id": openapi.STRING}, ["id"], closed=False)
+
+
 async def _vif_body(request: Request) -> dict[str, Any]:
-    """ironic's VIF_VALIDATOR: an object with a string id (a uuid or a name); other keys pass through."""
-    body = await json_object(request)
-    if "id" not in body:
-        raise be.InvalidParameterValue(err="Schema error for vif: 'id' is a required property")
-    if not isinstance(body["id"], str):
-        raise be.InvalidParameterValue(err=f"Schema error for vif: {body['id']!r} is not of type 'string'")
-    return body
+    return params.check_schema("vif", await json_object(request), VIF_SCHEMA)  # type: ignore[no-any-return]
 
 
 @router.get("/nodes/{ident}/vifs")

@@ -7,15 +7,16 @@ the events (without tracebacks); from 2.62 events carry an obfuscated hostId
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 from fastapi.responses import JSONResponse
+from pydantic import Field
 
-from tether.api import openapi, paths
+from tether.api import paging, paths
 from tether.api.compute import views
 from tether.api.compute.bodies import fail
-from tether.api.compute.paging import last, limit_and_marker, next_links, timestamp
+from tether.api.compute.query import Moment, PageQuery, next_links, timestamp
 from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
 from tether.domain.compute import ActionEvent, InstanceAction
@@ -66,28 +67,31 @@ def failure_details(event: ActionEvent) -> str | None:
     return message or first
 
 
-@router.get("/servers/{server_id}/os-instance-actions", openapi_extra=openapi.extra(params=openapi.query({
-    "limit": openapi.LIMIT, "marker": openapi.STRING, "changes-since": openapi.DATE_TIME,
-    "changes-before": openapi.DATE_TIME})))
-async def list_actions(server_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+class ActionsQuery(PageQuery):
+    changes_since: Annotated[Moment, Field(alias="changes-since")] = None
+    changes_before: Annotated[Moment, Field(alias="changes-before")] = None
+
+
+@router.get("/servers/{server_id}/os-instance-actions")
+async def list_actions(server_id: str, request: Request, query: Annotated[ActionsQuery, Query()],
+                       ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     actions = await cloud(request).compute.instance_actions(ctx, server_id,
                                                             include_deleted=version.at_least("2.21"))
     if not version.at_least("2.58"):
         return JSONResponse({"instanceActions": [action_body(action, version) for action in actions]})
-    for bound, newer in (("changes-since", True), ("changes-before", False)):
-        raw = last(request, bound)
+    for bound, newer, raw in (("changes-since", True, query.changes_since),
+                              ("changes-before", False, query.changes_before)):
         if raw is not None:
             moment = timestamp(bound, raw)
             actions = [a for a in actions if (a.updated_at >= moment if newer else a.updated_at <= moment)]
-    limit, marker = limit_and_marker(request)
-    start = 0
+    limit, marker = query.page()
+    start = None
     if marker is not None:
-        index = next((i for i, action in enumerate(actions) if action.request_id == marker), None)
-        if index is None:
+        start = paging.find(actions, marker, lambda action: action.request_id)
+        if start is None:
             raise fail(f"Marker {marker} could not be found.")
-        start = index + 1
-    chosen = actions[start:start + limit]
+    chosen = paging.page(actions, paging.ListQuery(marker=marker, limit=limit), marker=start)
     return JSONResponse({"instanceActions": [action_body(action, version) for action in chosen],
                          **next_links(request, f"servers/{server_id}/os-instance-actions", chosen,
                                       chosen[-1].request_id if chosen else None)})

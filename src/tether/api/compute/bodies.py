@@ -13,6 +13,7 @@ import ipaddress
 import re
 from typing import Annotated, Any, Literal, TypeVar
 
+from fastapi.exceptions import RequestValidationError
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -52,6 +53,20 @@ def fail(reason: str) -> BadRequest:
 def unexpected(parent: str, name: str) -> BadRequest:
     return fail(f"Invalid input for field/attribute {parent}. Additional properties are not allowed "
                 f"('{name}' was unexpected)")
+
+
+def refusal(error: RequestValidationError) -> BadRequest:
+    """A body or query string that a route's model refused, in nova's words (its first problem)."""
+    problem = error.errors()[0]
+    where, *loc = problem["loc"]
+    if problem["type"] == "json_invalid":
+        return fail(f"Malformed request body: {problem['ctx']['error']}")
+    if where == "body" and not loc and problem["type"] == "missing":
+        return fail("The request body is empty; a JSON object is required.")
+    if where == "query":
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        return fail(f"Invalid input for query parameters {loc[0]}. Value: {problem.get('input')}. {message}")
+    return fail(_describe({**problem, "loc": tuple(loc)}))
 
 
 def parse(model: type[M], data: Any) -> M:
@@ -264,22 +279,13 @@ SERVER_FIELDS_SINCE: dict[str, tuple[str, str | None]] = {
 }
 
 
-def exists_in(version: Microversion, since: str, until: str | None = None) -> bool:
-    return version.at_least(since) and (until is None or not version.at_least(_next(until)))
-
-
-def _next(version: str) -> str:
-    major, minor = version.split(".")
-    return f"{major}.{int(minor) + 1}"
-
-
 def network_tag_allowed(version: Microversion) -> bool:
     """Nova had network tags in 2.32-2.36, dropped them in 2.37 and restored them in 2.42."""
-    return exists_in(version, "2.32", "2.36") or version.at_least("2.42")
+    return version.within("2.32", "2.36") or version.at_least("2.42")
 
 
 def bdm_tag_allowed(version: Microversion) -> bool:
-    return exists_in(version, "2.32", "2.32") or version.at_least("2.42")
+    return version.within("2.32", "2.32") or version.at_least("2.42")
 
 
 # -- interfaces -----------------------------------------------------------------------

@@ -10,21 +10,20 @@ from __future__ import annotations
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
 
-from tether.api import openapi, paths
+from tether.api import paths
 from tether.api.compute import bodies
 from tether.api.compute.bodies import fail
-from tether.api.deps import caller, cloud, json_body
+from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
 from tether.services.context import RequestContext
 
 router = paths.router("compute")
 
 
-@router.post("/os-server-external-events",
-             openapi_extra=openapi.model_body(bodies.ExternalEventsRequest))
-async def create_events(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+@router.post("/os-server-external-events")
+async def create_events(request: Request, parsed: bodies.ExternalEventsRequest,
+                        ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
-    parsed = bodies.parse(bodies.ExternalEventsRequest, await json_body(request))
     known = [*bodies.NETWORK_EVENTS, *(name for name, since in bodies.LATER_EVENTS.items()
                                        if version.at_least(since))]
     for event in parsed.events:

@@ -6,14 +6,17 @@ Lists are sorted by flavor id and paged as nova pages them.
 
 from __future__ import annotations
 
-from fastapi import Depends, Request, Response
+from typing import Annotated
+
+from fastapi import Depends, Query, Request, Response
 from fastapi.responses import JSONResponse
 
-from tether.api import openapi, paths
+from tether.api import openapi, paging, paths
+from tether.api.booleans import bool_from_string
 from tether.api.compute import bodies, views
 from tether.api.compute.bodies import fail, unexpected
-from tether.api.compute.paging import last, limit_and_marker, next_links, page
-from tether.api.deps import caller, cloud, json_body
+from tether.api.compute.query import PageQuery, Text, next_links
+from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
 from tether.domain.compute import Flavor
 from tether.domain.errors import compute as ce
@@ -31,11 +34,18 @@ _SORT_KEYS = {
 }
 
 
-LIST_QUERY = openapi.extra(params=openapi.query({
-    "is_public": {"type": "string", "enum": ["true", "false", "none"]}, "minRam": {"type": "integer"},
-    "minDisk": {"type": "integer"}, "name": openapi.STRING, "sort_key": {"type": "string", "enum": sorted(_SORT_KEYS)},
-    "sort_dir": openapi.SORT_DIR, "limit": openapi.LIMIT, "marker": openapi.STRING,
-}))
+_Integer = Annotated[str | None, openapi.described({"type": "integer"})]
+
+
+class ListQuery(PageQuery):
+    """What GET /flavors[/detail] reads; ``_listed`` checks each value in nova's words."""
+
+    is_public: Annotated[str | None, openapi.described({"type": "string", "enum": ["true", "false", "none"]})] = None
+    minRam: _Integer = None
+    minDisk: _Integer = None
+    name: Text = None
+    sort_key: Annotated[str | None, openapi.described({"type": "string", "enum": sorted(_SORT_KEYS)})] = None
+    sort_dir: Annotated[str | None, openapi.described(openapi.SORT_DIR)] = None
 
 
 def _is_public_filter(raw: str | None) -> bool | None:
@@ -44,56 +54,60 @@ def _is_public_filter(raw: str | None) -> bool | None:
         return True
     if raw.strip().lower() == "none":
         return None
-    value = raw.strip().lower()
-    if value in ("1", "t", "true", "on", "y", "yes"):
-        return True
-    if value in ("0", "f", "false", "off", "n", "no"):
-        return False
-    raise fail(f"Invalid is_public filter [{raw}]")
+    try:
+        return bool_from_string(raw, strict=True)
+    except ValueError:
+        raise fail(f"Invalid is_public filter [{raw}]") from None
 
 
-async def _listed(request: Request, ctx: RequestContext) -> list[Flavor]:
+async def _listed(request: Request, query: ListQuery, ctx: RequestContext) -> list[Flavor]:
     flavors = await cloud(request).compute.visible_flavors(
-        ctx, is_public=_is_public_filter(last(request, "is_public")) if ctx.is_admin else True)
-    for param, attribute in (("minRam", "ram"), ("minDisk", "disk")):
-        raw = last(request, param)
+        ctx, is_public=_is_public_filter(query.is_public) if ctx.is_admin else True)
+    for param, attribute, raw in (("minRam", "ram", query.minRam), ("minDisk", "disk", query.minDisk)):
         if raw is not None:
             try:
                 minimum = int(raw)
             except ValueError:
                 raise fail(f"Invalid {param} filter [{raw}]") from None
             flavors = [flavor for flavor in flavors if getattr(flavor, attribute) >= minimum]
-    name = last(request, "name")
-    if name is not None:
-        flavors = [flavor for flavor in flavors if flavor.name == name]
-    sort_key = last(request, "sort_key") or "flavorid"
-    sort_dir = last(request, "sort_dir") or "asc"
+    if query.name is not None:
+        flavors = [flavor for flavor in flavors if flavor.name == query.name]
+    sort_key = query.sort_key or "flavorid"
+    sort_dir = query.sort_dir or "asc"
     if sort_key not in _SORT_KEYS:
         raise fail(f"Invalid input for query parameters sort_key. Value: {sort_key}. "
                    f"'{sort_key}' is not one of {sorted(_SORT_KEYS)}")
     if sort_dir not in ("asc", "desc"):
         raise fail(f"Invalid input for query parameters sort_dir. Value: {sort_dir}. "
                    f"'{sort_dir}' is not one of ['asc', 'desc']")
-    flavors.sort(key=lambda f: f.id)
-    flavors.sort(key=_SORT_KEYS[sort_key], reverse=sort_dir == "desc")
-    limit, marker = limit_and_marker(request)
-    return page(flavors, limit, marker, key=lambda flavor: flavor.id)
+    limit, marker = query.page()
+    start = None
+    if marker is not None:
+        start = paging.find(flavors, marker, lambda flavor: flavor.id)
+        if start is None:
+            raise fail(f"marker [{marker}] not found")
+    # Ties in the asked order stay in flavor id order, as nova's database returns them.
+    order = (paging.SortKey(sort_key, sort_dir == "asc"), paging.SortKey("flavorid"))
+    return paging.page(flavors, paging.ListQuery(sort=order, marker=marker, limit=limit),
+                       lambda flavor, key: _SORT_KEYS[key](flavor), marker=start)
 
 
-@router.get("/flavors", openapi_extra=LIST_QUERY)
-async def list_flavors(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+@router.get("/flavors")
+async def list_flavors(request: Request, query: Annotated[ListQuery, Query()],
+                       ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
-    flavors = await _listed(request, ctx)
+    flavors = await _listed(request, query, ctx)
     base = request.app.state.base_url
     return JSONResponse({"flavors": [views.flavor_basic(base, flavor, version) for flavor in flavors],
                          **next_links(request, "flavors", flavors, flavors[-1].id if flavors else None,
                                       "flavors_links")})
 
 
-@router.get("/flavors/detail", openapi_extra=LIST_QUERY)
-async def list_flavors_detail(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+@router.get("/flavors/detail")
+async def list_flavors_detail(request: Request, query: Annotated[ListQuery, Query()],
+                              ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
-    flavors = await _listed(request, ctx)
+    flavors = await _listed(request, query, ctx)
     base = request.app.state.base_url
     return JSONResponse({"flavors": [views.flavor_detail(base, flavor, version) for flavor in flavors],
                          **next_links(request, "flavors/detail", flavors, flavors[-1].id if flavors else None,
@@ -122,10 +136,11 @@ async def flavor_extra_spec(flavor_id: str, key: str, request: Request,
     return JSONResponse({key: flavor.extra_specs[key]})
 
 
-@router.post("/flavors", openapi_extra=openapi.model_body(bodies.FlavorCreateRequest))
-async def create_flavor(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+@router.post("/flavors")
+async def create_flavor(request: Request, body: bodies.FlavorCreateRequest,
+                        ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
-    flavor = bodies.parse(bodies.FlavorCreateRequest, await json_body(request)).flavor
+    flavor = body.flavor
     if "description" in flavor.given() and not version.at_least("2.55"):
         raise unexpected("flavor", "description")
     if flavor.rxtx_factor is not None and flavor.rxtx_factor != 1.0:

@@ -9,14 +9,15 @@ counters are gone and ``uptime`` is shown (null: the fake driver keeps none).
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 
-from tether.api import openapi, paths
+from tether.api import paging, paths
 from tether.api.compute.bodies import fail
-from tether.api.compute.paging import last, limit_and_marker, next_links, strict_bool
+from tether.api.compute.query import Boolean, PageQuery, Text, next_links, strict_bool
 from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
 from tether.domain.errors import compute as ce
@@ -28,10 +29,14 @@ router = paths.router("compute")
 _NAMESPACE = uuid.UUID("6b6f1d0e-2f0a-4d8e-9c55-746574686572")
 
 
-LIST_QUERY = openapi.extra(params=openapi.query({
-    "with_servers": openapi.BOOLEAN_TEXT, "hypervisor_hostname_pattern": openapi.STRING, "limit": openapi.LIMIT,
-    "marker": openapi.STRING,
-}))
+class ShowQuery(BaseModel):
+    """What nova reads from 2.53 on (as text, checked in nova's words)."""
+
+    with_servers: Boolean = None
+
+
+class ListQuery(PageQuery, ShowQuery):
+    hypervisor_hostname_pattern: Text = None
 
 
 def hypervisor_uuid(hostname: str) -> str:
@@ -78,17 +83,17 @@ def hypervisor_body(record: HypervisorRecord, version: Microversion, *, detail: 
     return body
 
 
-async def _hypervisors(request: Request, ctx: RequestContext, version: Microversion, *,
+async def _hypervisors(request: Request, query: ListQuery, ctx: RequestContext, version: Microversion, *,
                        detail: bool) -> dict[str, Any]:
     records = await cloud(request).compute.hypervisor_records(ctx)
     with_servers = False
     pattern = None
     if version.at_least("2.53"):
-        raw = last(request, "with_servers")
+        raw = query.with_servers
         with_servers = strict_bool("with_servers", raw) if raw is not None else False
-        pattern = last(request, "hypervisor_hostname_pattern")
+        pattern = query.hypervisor_hostname_pattern
     if pattern is not None:
-        if last(request, "limit") is not None or last(request, "marker") is not None:
+        if query.limit is not None or query.marker is not None:
             raise fail("Paging over hypervisors with the hypervisor_hostname_pattern query parameter is not "
                        "supported.")
         records = [record for record in records if pattern in record.hypervisor.hostname]
@@ -96,16 +101,15 @@ async def _hypervisors(request: Request, ctx: RequestContext, version: Microvers
             raise ce.ComputeNotFound(reason=f"No hypervisor matching '{pattern}' could be found.")
     links: dict[str, Any] = {}
     if version.at_least("2.33") and pattern is None:
-        limit, marker = limit_and_marker(request)
+        limit, marker = query.page()
         ident = (lambda r: hypervisor_uuid(r.hypervisor.hostname)) if version.at_least("2.53") \
             else (lambda r: str(r.hypervisor.id))
-        start = 0
+        start = None
         if marker is not None:
-            index = next((i for i, record in enumerate(records) if ident(record) == marker), None)
-            if index is None:
+            start = paging.find(records, marker, ident)
+            if start is None:
                 raise fail(f"marker [{marker}] not found")
-            start = index + 1
-        records = records[start:start + limit]
+        records = paging.page(records, paging.ListQuery(marker=marker, limit=limit), marker=start)
         collection = "os-hypervisors/detail" if detail else "os-hypervisors"
         links = next_links(request, collection, records, ident(records[-1]) if records else None,
                            "hypervisors_links")
@@ -113,21 +117,23 @@ async def _hypervisors(request: Request, ctx: RequestContext, version: Microvers
                             for record in records], **links}
 
 
-@router.get("/os-hypervisors", openapi_extra=LIST_QUERY)
-async def list_hypervisors(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+@router.get("/os-hypervisors")
+async def list_hypervisors(request: Request, query: Annotated[ListQuery, Query()],
+                           ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
-    return JSONResponse(await _hypervisors(request, ctx, version, detail=False))
+    return JSONResponse(await _hypervisors(request, query, ctx, version, detail=False))
 
 
-@router.get("/os-hypervisors/detail", openapi_extra=LIST_QUERY)
-async def list_hypervisors_detail(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+@router.get("/os-hypervisors/detail")
+async def list_hypervisors_detail(request: Request, query: Annotated[ListQuery, Query()],
+                                  ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
-    return JSONResponse(await _hypervisors(request, ctx, version, detail=True))
+    return JSONResponse(await _hypervisors(request, query, ctx, version, detail=True))
 
 
-@router.get("/os-hypervisors/{hypervisor_id}",
-            openapi_extra=openapi.extra(params=openapi.query({"with_servers": openapi.BOOLEAN_TEXT})))
-async def show_hypervisor(hypervisor_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+@router.get("/os-hypervisors/{hypervisor_id}")
+async def show_hypervisor(hypervisor_id: str, request: Request, query: Annotated[ShowQuery, Query()],
+                          ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     records = await cloud(request).compute.hypervisor_records(ctx)
     with_servers = False
@@ -136,7 +142,7 @@ async def show_hypervisor(hypervisor_id: str, request: Request, ctx: RequestCont
             uuid.UUID(hypervisor_id)
         except ValueError:
             raise fail(f"Invalid uuid {hypervisor_id}") from None
-        raw = last(request, "with_servers")
+        raw = query.with_servers
         with_servers = strict_bool("with_servers", raw) if raw is not None else False
         found = [r for r in records if hypervisor_uuid(r.hypervisor.hostname) == hypervisor_id.lower()]
     else:

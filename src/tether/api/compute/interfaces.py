@@ -9,10 +9,10 @@ from __future__ import annotations
 from fastapi import Depends, Request, Response
 from fastapi.responses import JSONResponse
 
-from tether.api import openapi, paths
+from tether.api import paths
 from tether.api.compute import bodies, views
 from tether.api.compute.bodies import fail, unexpected
-from tether.api.deps import caller, cloud, json_body
+from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
 from tether.services.context import RequestContext
 
@@ -35,12 +35,11 @@ async def show_interface(server_id: str, port_id: str, request: Request,
     return JSONResponse({"interfaceAttachment": views.interface_attachment(port, entry, version)})
 
 
-@router.post("/servers/{server_id}/os-interface",
-             openapi_extra=openapi.model_body(bodies.InterfaceAttachRequest))
-async def attach_interface(server_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+@router.post("/servers/{server_id}/os-interface")
+async def attach_interface(server_id: str, request: Request, body: bodies.InterfaceAttachRequest,
+                           ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
-    attachment = bodies.parse(bodies.InterfaceAttachRequest, await json_body(request)).interfaceAttachment
-    attachment = attachment or bodies.InterfaceAttachment()
+    attachment = body.interfaceAttachment or bodies.InterfaceAttachment()
     if attachment.tag is not None and not version.at_least("2.49"):
         raise unexpected("interfaceAttachment", "tag")
     if attachment.net_id and attachment.port_id:

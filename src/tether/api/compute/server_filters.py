@@ -15,9 +15,10 @@ from typing import Any
 
 from fastapi import Request
 
+from tether.api import paging
 from tether.api.compute import views
 from tether.api.compute.bodies import fail
-from tether.api.compute.paging import MAX_LIMIT, lenient_bool, limit_and_marker, strict_bool, timestamp
+from tether.api.compute.query import MAX_LIMIT, lenient_bool, limit_and_marker, strict_bool, timestamp
 from tether.api.versions import Microversion
 from tether.domain.compute import Instance
 from tether.domain.errors import compute as ce
@@ -104,7 +105,7 @@ class ServerQuery:
     checks: list[Callable[[Instance], bool]] = field(default_factory=list)
     address_checks: list[Callable[[ServerRecord], bool]] = field(default_factory=list)
     matches_nothing: bool = False
-    sort: list[tuple[Callable[[Instance], Any], bool]] = field(default_factory=list)
+    sort: list[paging.SortKey] = field(default_factory=list)
     limit: int = MAX_LIMIT
     marker: str | None = None
 
@@ -114,12 +115,10 @@ class ServerQuery:
     def keep_record(self, record: ServerRecord) -> bool:
         return all(check(record) for check in self.address_checks)
 
-    def order(self, instances: list[Instance]) -> list[Instance]:
-        ordered = list(instances)
+    def paging(self) -> paging.ListQuery:
         # Tie-breakers last, as nova's database sorts: created_at, then id (here uuid), newest first.
-        for key, descending in [*self.sort, (lambda i: i.created_at, True), (lambda i: i.uuid, True)][::-1]:
-            ordered.sort(key=lambda i, key=key: _sortable(key(i)), reverse=descending)
-        return ordered
+        order = (*self.sort, paging.SortKey("created_at", False), paging.SortKey("uuid", False))
+        return paging.ListQuery(sort=order, marker=self.marker, limit=self.limit)
 
 
 def parse_server_query(request: Request, ctx: RequestContext, version: Microversion) -> ServerQuery:
@@ -250,7 +249,7 @@ def _sorting(query: ServerQuery, params: dict[str, list[str]], ctx: RequestConte
             raise ce.ComputeForbidden(message=f"Only administrators can sort servers by {key}")
         descending = (dirs[index] if index < len(dirs) else default_dir) == "desc"
         if key in SORT_KEYS:
-            query.sort.append((SORT_KEYS[key], descending))
+            query.sort.append(paging.SortKey(key, not descending))
         elif key not in CONSTANT_SORT_KEYS:
             raise fail(f"Invalid input for query parameters sort_key. Value: {key}. "
                        f"'{key}' is not a valid sort key")
@@ -269,16 +268,8 @@ def _regex(name: str, pattern: str, get: Callable[[Instance], Any]) -> Callable[
     return lambda instance: (value := get(instance)) is not None and compiled.search(str(value)) is not None
 
 
-def _sortable(value: Any) -> tuple[bool, Any]:
-    return (value is not None, value if value is not None else 0)
-
-
 def ordered_page(query: ServerQuery, instances: list[Instance], marker: Instance | None) -> list[Instance]:
     """The page after the marker (which may itself be filtered out, as nova's database allows)."""
-    if query.marker is None:
-        return query.order(instances)[:query.limit]
-    if marker is None:
+    if query.marker is not None and marker is None:
         raise fail(f"marker [{query.marker}] not found")
-    ordered = query.order([i for i in instances if i.uuid != marker.uuid] + [marker])
-    start = next(index for index, item in enumerate(ordered) if item.uuid == marker.uuid) + 1
-    return ordered[start:start + query.limit]
+    return paging.page(instances, query.paging(), lambda instance, key: SORT_KEYS[key](instance), marker=marker)

@@ -16,9 +16,9 @@ from fastapi.responses import JSONResponse
 from tether.api import openapi, paths
 from tether.api.compute import bodies, views
 from tether.api.compute.bodies import fail, unexpected
-from tether.api.compute.paging import next_links
+from tether.api.compute.query import next_links
 from tether.api.compute.server_filters import SORT_KEYS, STATUSES, ServerQuery, ordered_page, parse_server_query
-from tether.api.deps import caller, cloud, json_body
+from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
 from tether.domain.errors import compute as ce
 from tether.domain.ids import is_uuid_like
@@ -114,15 +114,14 @@ async def delete_server(server_id: str, request: Request, ctx: RequestContext = 
 # -- creating -------------------------------------------------------------------------------
 
 
-@router.post("/servers", status_code=202,
-             openapi_extra=openapi.model_body(bodies.ServerCreateRequest))
-async def create_server(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+@router.post("/servers", status_code=202)
+async def create_server(request: Request, parsed: bodies.ServerCreateRequest,
+                        ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
-    parsed = bodies.parse(bodies.ServerCreateRequest, await json_body(request))
     server = parsed.server
     for name in server.given():
         since = bodies.SERVER_FIELDS_SINCE.get(name)
-        if since is not None and not bodies.exists_in(version, *since):
+        if since is not None and not version.within(*since):
             raise unexpected("server", name)
     _refuse_what_tether_cannot_do(parsed)
     image_id = _image_of(server)

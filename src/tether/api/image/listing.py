@@ -11,13 +11,12 @@ any other name filters on a custom property. Pages hold 25 images unless
 from __future__ import annotations
 
 import csv
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from tether.api.ordering import compare_nullable
+from tether.api import paging
 from tether.domain import image as rules
 from tether.domain.errors.image import ImageBadRequest
 from tether.domain.image import Image
@@ -40,7 +39,7 @@ Check = Callable[[Image], bool]
 class ImageQuery:
     service: dict[str, Any] = field(default_factory=dict)
     checks: list[Check] = field(default_factory=list)
-    sorts: list[tuple[str, bool]] = field(default_factory=list)
+    sorts: list[paging.SortKey] = field(default_factory=list)
     limit: int = DEFAULT_LIMIT
     marker: str | None = None
 
@@ -176,7 +175,7 @@ def _sort_dir(direction: str) -> str:
     return direction
 
 
-def _sorts(params: list[tuple[str, str]]) -> list[tuple[str, bool]]:
+def _sorts(params: list[tuple[str, str]]) -> list[paging.SortKey]:
     """glance's ``_get_sorting_params`` and the DB layer's defaults: unnamed directions are desc,
     and created_at then id always end the order."""
     names = {name for name, _ in params}
@@ -199,10 +198,10 @@ def _sorts(params: list[tuple[str, str]]) -> list[tuple[str, bool]]:
     if not keys:
         keys = ["created_at"]
     dirs += ["desc"] * (len(keys) - len(dirs))
-    order = list(zip(keys, [direction == "asc" for direction in dirs], strict=True))
+    order = [paging.SortKey(key, direction == "asc") for key, direction in zip(keys, dirs, strict=True)]
     for key in ("created_at", "id"):
         if key not in keys:
-            order.append((key, False))
+            order.append(paging.SortKey(key, False))
     return order
 
 
@@ -218,21 +217,6 @@ def _limit(text: str | None) -> int:
     return limit
 
 
-def sort_key(sorts: list[tuple[str, bool]]) -> Any:
-    def compare(left: Image, right: Image) -> int:
-        for key, ascending in sorts:
-            result = compare_nullable(getattr(left, key), getattr(right, key))
-            if result:
-                return result if ascending else -result
-        return 0
-
-    return functools.cmp_to_key(compare)
-
-
 def page(images: list[Image], query: ImageQuery, marker: Image | None) -> list[Image]:
-    key = sort_key(query.sorts)
-    ordered = sorted(images, key=key)
-    if marker is not None:
-        edge = key(marker)
-        ordered = [image for image in ordered if key(image) > edge]
-    return ordered[:query.limit]
+    return paging.page(images, paging.ListQuery(sort=tuple(query.sorts), marker=query.marker, limit=query.limit),
+                       marker=marker)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Final
 
+from tether.api.booleans import bool_from_string
 from tether.api.network.errors import HTTPBadRequest, PolicyNotAuthorized, policy_rule
 from tether.domain.errors.network import BadRequest, InvalidInput
 from tether.domain.ids import normalize_mac
@@ -39,20 +40,12 @@ UNSET: Final = _Unset()
 
 Convert = Callable[[str, Any], Any]
 
-# oslo.utils' strict bool_from_string, which neutron-lib's convert_to_boolean uses.
-_TRUE = ("1", "t", "true", "on", "y", "yes")
-_FALSE = ("0", "f", "false", "off", "n", "no")
-
-
 def to_boolean(attr: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise InvalidInput(error_message=f"'{value}' cannot be converted to boolean")
+    """neutron-lib's convert_to_boolean: oslo's strict bool_from_string."""
+    try:
+        return bool(bool_from_string(value, strict=True))
+    except ValueError:
+        raise InvalidInput(error_message=f"'{value}' cannot be converted to boolean") from None
 
 
 def to_int(attr: str, value: Any) -> int:

@@ -12,15 +12,14 @@ can see, as with neutron's native pagination.
 
 from __future__ import annotations
 
-import functools
 import urllib.parse
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from tether.api import paging
 from tether.api.network.attributes import Resource
 from tether.api.network.errors import HTTPBadRequest
-from tether.api.ordering import compare_nullable
 from tether.domain.errors.network import BadRequest, InvalidInput
 
 NOT_FILTERS = ("fields", "sort_key", "sort_dir", "limit", "marker", "page_reverse", "changed_since")
@@ -131,33 +130,20 @@ def _moment(text: str) -> float:
 # -- applying it to views ---------------------------------------------------------------
 
 
-def matches(view: dict[str, Any], filters: dict[str, list[Any]]) -> bool:
-    return all(view.get(name) in values for name, values in filters.items())
-
-
-def sort_key(sorts: list[tuple[str, bool]]) -> Any:
-    """The views' order: the requested keys, then id (neutron always makes the order total with it)."""
-    order = [*sorts, ("id", True)] if "id" not in {key for key, _ in sorts} else list(sorts)
-
-    def compare(left: dict[str, Any], right: dict[str, Any]) -> int:
-        for key, ascending in order:
-            result = compare_nullable(left.get(key), right.get(key))
-            if result:
-                return result if ascending else -result
-        return 0
-
-    return functools.cmp_to_key(compare)
+def paged(query: ListQuery) -> paging.ListQuery:
+    """The views' filters, their order (the requested keys, then id: neutron always makes the order total
+    with it) and the page."""
+    order = [*query.sorts, ("id", True)] if "id" not in {key for key, _ in query.sorts} else list(query.sorts)
+    return paging.ListQuery(filters=query.view_filters,
+                            sort=tuple(paging.SortKey(key, ascending) for key, ascending in order),
+                            marker=query.marker if query.limit is not None else None, limit=query.limit,
+                            reverse=query.page_reverse)
 
 
 def page(views: list[dict[str, Any]], query: ListQuery, marker: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """One page of the sorted views: ``limit`` after the marker (before it with ``page_reverse``)."""
-    if query.limit is None:
-        return views
-    key = sort_key(query.sorts)
-    if marker is not None:
-        edge = key(marker)
-        views = [v for v in views if key(v) < edge] if query.page_reverse else [v for v in views if key(v) > edge]
-    return views[-query.limit:] if query.page_reverse else views[:query.limit]
+    """The views the filters keep, sorted, and one page of them: ``limit`` after the marker (before it with
+    ``page_reverse``)."""
+    return paging.page(views, paged(query), paging.item, marker=marker if query.limit is not None else None)
 
 
 def links(url: str, params: list[tuple[str, str]], items: list[dict[str, Any]],

@@ -103,9 +103,7 @@ def add_routes(router: APIRouter, collection: Collection) -> None:
             if query.changed_since is not None:
                 since = query.changed_since
                 found = [entity for entity in found if int(entity.updated_at) >= since]
-            rendered = [view for view in await collection.render(service, found)
-                        if listing.matches(view, query.view_filters)]
-            rendered.sort(key=listing.sort_key(query.sorts))
+            rendered = await collection.render(service, found)
             marker = None
             if query.limit is not None and query.marker is not None:
                 (marker,) = await collection.render(service, [await collection.get(service, ctx, query.marker)])

@@ -1,20 +1,20 @@
-"""Query parameters as nova reads them: limit and marker, booleans, and the "next" links of a page."""
+"""Query parameters as nova reads them: limit and marker, booleans, times, and the "next" links of a page."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import Request
+from pydantic import BaseModel
 
+from tether.api import openapi
+from tether.api.booleans import bool_from_string
 from tether.api.compute.bodies import fail
 
 MAX_LIMIT = 1000  # nova's [api] max_limit
-
-_TRUE = {"1", "t", "true", "on", "y", "yes"}
-_FALSE = {"0", "f", "false", "off", "n", "no"}
 
 
 def last(request: Request, name: str) -> str | None:
@@ -23,37 +23,45 @@ def last(request: Request, name: str) -> str | None:
     return values[-1] if values else None
 
 
+def limit_of(raw: str | None) -> int:
+    if raw is None:
+        return MAX_LIMIT
+    if not raw.isdigit():
+        raise fail(f"Invalid input for query parameters limit. Value: {raw}. '{raw}' does not match '^[0-9]*$'")
+    return min(MAX_LIMIT, int(raw))
+
+
 def limit_and_marker(request: Request) -> tuple[int, str | None]:
-    limit = MAX_LIMIT
-    raw = last(request, "limit")
-    if raw is not None:
-        if not raw.isdigit():
-            raise fail(f"Invalid input for query parameters limit. Value: {raw}. '{raw}' does not match '^[0-9]*$'")
-        limit = min(MAX_LIMIT, int(raw))
-    return limit, last(request, "marker")
+    return limit_of(last(request, "limit")), last(request, "marker")
+
+
+Text = Annotated[str | None, openapi.described(openapi.STRING)]
+Boolean = Annotated[str | None, openapi.described(openapi.BOOLEAN_TEXT)]
+Moment = Annotated[str | None, openapi.described(openapi.DATE_TIME)]
+
+
+class PageQuery(BaseModel):
+    """A list's query string as nova reads it: each value as text (the last of a repeated one), checked in
+    nova's words where it is used. These are the paging parameters every list takes."""
+
+    limit: Annotated[str | None, openapi.described(openapi.LIMIT)] = None
+    marker: Text = None
+
+    def page(self) -> tuple[int, str | None]:
+        return limit_of(self.limit), self.marker
 
 
 def strict_bool(name: str, raw: str) -> bool:
     """oslo's bool_from_string(strict=True): anything else is a 400."""
-    value = raw.strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise fail(f"Invalid input for query parameters {name}. Value: {raw}. Unrecognized value '{raw}', "
-               f"acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'")
+    try:
+        return bool(bool_from_string(raw, strict=True))
+    except ValueError as error:
+        raise fail(f"Invalid input for query parameters {name}. Value: {raw}. {error}") from None
 
 
 def lenient_bool(raw: str | None, default: bool = False) -> bool:
     """oslo's bool_from_string(default=...): an unknown value is the default."""
-    if raw is None:
-        return default
-    value = raw.strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    return default
+    return bool(bool_from_string(raw, default=default))
 
 
 def timestamp(name: str, raw: str) -> float:
@@ -66,19 +74,6 @@ def timestamp(name: str, raw: str) -> float:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()
-
-
-def page(items: Sequence[Any], limit: int, marker: str | None, key: Any) -> list[Any]:
-    """At most ``limit`` items after the one whose ``key`` is ``marker`` (400 when it is not among them)."""
-    start = 0
-    if marker is not None:
-        for index, item in enumerate(items):
-            if key(item) == marker:
-                start = index + 1
-                break
-        else:
-            raise fail(f"marker [{marker}] not found")
-    return list(items[start:start + limit])
 
 
 def next_links(request: Request, collection: str, items: Sequence[Any], last_id: str | None,
