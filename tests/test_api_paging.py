@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import pytest
 
 from tether.api import paging, versions
-from tether.api.booleans import bool_from_string
 from tether.api.paging import STORED, ListQuery, SortKey
+from tether.booleans import bool_from_string
 
 
 @dataclass

@@ -16,9 +16,9 @@ from fastapi import Depends, Request
 
 from tether.api import openapi, paging
 from tether.api.baremetal import errors
-from tether.api.booleans import ACCEPTABLE, bool_from_string
 from tether.api.deps import caller, microversion
 from tether.api.versions import Microversion
+from tether.booleans import ACCEPTABLE, bool_from_string
 from tether.domain.errors import baremetal as be
 from tether.domain.ids import is_uuid_like
 from tether.services.baremetal import validation

@@ -12,12 +12,12 @@ from fastapi import Depends, Query, Request, Response
 from fastapi.responses import JSONResponse
 
 from tether.api import openapi, paging, paths
-from tether.api.booleans import bool_from_string
 from tether.api.compute import bodies, views
 from tether.api.compute.bodies import fail, unexpected
 from tether.api.compute.query import PageQuery, Text, next_links
 from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
+from tether.booleans import bool_from_string
 from tether.domain.compute import Flavor
 from tether.domain.errors import compute as ce
 from tether.services.context import RequestContext

@@ -11,8 +11,8 @@ from fastapi import Request
 from pydantic import BaseModel
 
 from tether.api import openapi
-from tether.api.booleans import bool_from_string
 from tether.api.compute.bodies import fail
+from tether.booleans import bool_from_string
 
 MAX_LIMIT = 1000  # nova's [api] max_limit
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Final
 
-from tether.api.booleans import bool_from_string
 from tether.api.network.errors import HTTPBadRequest, PolicyNotAuthorized, policy_rule
+from tether.booleans import bool_from_string
 from tether.domain.errors.network import BadRequest, InvalidInput
 from tether.domain.ids import normalize_mac
 from tether.domain.network import VNIC_TYPES

@@ -12,21 +12,19 @@ from typing import Any
 
 from sqlalchemy import JSON, Boolean, Float, Integer, Table
 
+from tether.booleans import bool_from_string
 from tether.domain.errors.network import InvalidAttribute, InvalidFilter
-
-_TRUE = ("true", "1", "yes", "on")
-_FALSE = ("false", "0", "no", "off")
 
 
 def _convert(name: str, column_type: Any, value: object) -> object:
     if value is None:
         return None
     if isinstance(column_type, Boolean):
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.lower() in _TRUE + _FALSE:
-            return value.lower() in _TRUE
-        raise InvalidAttribute(attr=name, reason=f"'{value}' cannot be converted to boolean")
+        try:
+            # neutron's convert_to_boolean: oslo's bool_from_string, strictly
+            return bool_from_string(value, strict=True)
+        except ValueError:
+            raise InvalidAttribute(attr=name, reason=f"'{value}' cannot be converted to boolean") from None
     if isinstance(column_type, (Integer, Float)):
         kind = int if isinstance(column_type, Integer) else float
         if isinstance(value, (int, float)) and not isinstance(value, bool):
