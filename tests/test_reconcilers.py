@@ -26,7 +26,7 @@ from tether.domain.network import CREATED_BY_COMPUTE, DEFAULT_COMPUTE_OWNER
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.reconcile.queue import Key
-from tether.reconcile.runner import ReconcileLoop
+from tether.reconcile.runner import SETTLE_SECONDS, ReconcileLoop
 from tether.runtime.runtime import Runtime
 from tether.seeding import DemoShape, Seeded, seed_demo_cloud, wait_for_nodes
 from tether.services.context import RequestContext
@@ -209,15 +209,30 @@ async def test_the_resync_reads_each_kind_a_slice_at_a_time_and_comes_round_agai
     assert slices == [{nodes[0]}, {nodes[1]}, set(), {nodes[0]}]
 
 
-async def test_news_on_the_bus_queues_the_keys_it_concerns(live: Live) -> None:
+async def test_news_on_the_bus_queues_the_keys_it_concerns_once_it_settles(live: Live) -> None:
     server = await live.boot("vm", "m1.tiny")
     (port,) = await live.cloud.network.list_ports(live.admin, device_id=server.uuid)
     while (earlier := live.loop.queue.get_nowait()) is not None:
         live.loop.queue.done(earlier)
     await live.cloud.network.delete_port(live.admin, port.id)  # neutron tells nova: network-vif-deleted
+    assert live.loop.queue.get_nowait() is None  # acted on once the burst has settled, not at once
+    live.cloud.rt.clock = _Later(live.cloud.rt.clock, SETTLE_SECONDS)
     queued = set()
     while (key := live.loop.queue.get_nowait()) is not None:
         queued.add(key)
         live.loop.queue.done(key)
     assert {Key("instance", server.uuid), Key("port", port.id)} <= queued
     await live.cloud.rt.drain()
+
+
+async def test_a_burst_of_news_about_one_key_is_one_look_at_its_earliest(live: Live) -> None:
+    queue, key = live.loop.queue, Key("instance", "6a3f0c1e-0000-4000-8000-000000000005")
+    queue.add_after(key, 5.0)
+    queue.add_after(key, 2.0)
+    queue.add_after(key, 9.0)
+    clock = live.cloud.rt.clock
+    live.cloud.rt.clock = _Later(clock, 2.0)
+    assert queue.get_nowait() == key
+    queue.done(key)
+    live.cloud.rt.clock = _Later(clock, 10.0)
+    assert queue.get_nowait() is None  # the later adds were folded into the first

@@ -36,6 +36,7 @@ class WorkQueue:
         self._dirty: set[Key] = set()
         self._processing: set[Key] = set()
         self._delayed: list[tuple[float, int, Key]] = []
+        self._due: dict[Key, float] = {}  # when each delayed key is due: a key waits once, at its earliest
         self._seq = itertools.count()
         self._failures: dict[Key, int] = {}
         self._signal = ("reconcile.queue", id(self))
@@ -52,10 +53,15 @@ class WorkQueue:
             self._rt.notify(self._signal)
 
     def add_after(self, key: Key, delay: float) -> None:
+        """``key`` again in ``delay`` seconds; adds of a key already waiting coalesce into the earliest."""
         if delay <= 0:
             self.add(key)
             return
-        heapq.heappush(self._delayed, (self._rt.now() + delay, next(self._seq), key))
+        due = self._rt.now() + delay
+        if self._due.get(key, due + 1) <= due:
+            return
+        self._due[key] = due
+        heapq.heappush(self._delayed, (due, next(self._seq), key))
         self._rt.notify(self._signal)
 
     def add_rate_limited(self, key: Key) -> None:
@@ -94,5 +100,7 @@ class WorkQueue:
     def _promote_due(self) -> None:
         now = self._rt.now()
         while self._delayed and self._delayed[0][0] <= now:
-            _, _, key = heapq.heappop(self._delayed)
-            self.add(key)
+            due, _, key = heapq.heappop(self._delayed)
+            if self._due.get(key) == due:  # not superseded by an earlier add of the same key
+                del self._due[key]
+                self.add(key)

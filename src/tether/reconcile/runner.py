@@ -19,6 +19,9 @@ log = logging.getLogger(__name__)
 
 # What a resync tick reads of each kind: the whole system comes by in slices, never at once.
 RESYNC_SLICE = 100
+# News is acted on this long after it arrives: the operation that made it has usually finished by
+# then, and the news of one burst (a server's boot, its delete) coalesces into one look per key.
+SETTLE_SECONDS = 1.0
 KINDS = ("instance", "node", "port")
 
 
@@ -58,17 +61,20 @@ class ReconcileLoop:
         bus = cloud.bus
         bus.subscribe(ComputeNotified, self._notified)
         bus.subscribe(InstanceReleased, self._released)
-        bus.subscribe(GuestDevicePlugged, lambda plugged: self.queue.add(Key("port", plugged.port_id)))
-        bus.subscribe(GuestDeviceUnplugged, lambda unplugged: self.queue.add(Key("port", unplugged.port_id)))
+        bus.subscribe(GuestDevicePlugged, lambda plugged: self._news(Key("port", plugged.port_id)))
+        bus.subscribe(GuestDeviceUnplugged, lambda unplugged: self._news(Key("port", unplugged.port_id)))
+
+    def _news(self, key: Key) -> None:
+        self.queue.add_after(key, SETTLE_SECONDS)
 
     def _released(self, released: InstanceReleased) -> None:
-        self.queue.add(Key("instance", released.instance_uuid))
-        self.queue.add(Key("node", released.node_uuid))
+        self._news(Key("instance", released.instance_uuid))
+        self._news(Key("node", released.node_uuid))
 
     def _notified(self, notified: ComputeNotified) -> None:
         for event in notified.events:
-            self.queue.add(Key("instance", event.server_uuid))
-            self.queue.add(Key("port", event.port_id))
+            self._news(Key("instance", event.server_uuid))
+            self._news(Key("port", event.port_id))
 
     async def work(self) -> None:
         while self.cloud.rt.alive:
