@@ -48,10 +48,44 @@ def faults_list(
 
 
 @bugs_app.command("list")
-def bugs_list(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
-    """Print the name of every upstream bug that can be emulated."""
-    for bug in sorted(Bug):
-        typer.echo(f"{bug}\t{bug.description}" if verbose else bug.value)
+def bugs_list(
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+    # The table now always says what -v used to add; the flag stays so that scripts passing it still run.
+    _verbose: Annotated[bool, typer.Option("--verbose", "-v", hidden=True)] = False,
+) -> None:
+    """Print every upstream bug that can be emulated: its name, seed, upstream report and what it does."""
+    bugs = sorted(Bug, key=lambda bug: bug.upstream.seed)
+    if as_json:
+        typer.echo(json.dumps({"bugs": [_bug_as_dict(bug) for bug in bugs]}, indent=2))
+        return
+    from rich.table import Table
+
+    table = Table(show_lines=True)
+    # Names and seeds are what people copy (into --emulate-bug, into a path): never broken over lines.
+    # Links are folded rather than cut short with an ellipsis, however narrow the terminal.
+    table.add_column("name", no_wrap=True)
+    table.add_column("seed", no_wrap=True)
+    table.add_column("upstream", overflow="fold")
+    table.add_column("what emulating it does", overflow="fold")
+    for bug in bugs:
+        upstream = bug.upstream
+        # The report's title is what finds it upstream where the seed quotes no number.
+        references = upstream.references or ("(the seed quotes no bug or review number)",)
+        table.add_row(bug.value, upstream.seed, "\n".join([f"{upstream.project}: {upstream.title}", *references]),
+                      bug.description)
+    console = _console()
+    if not console.is_terminal:
+        # Into a pipe or a file the table is as wide as its text, not 80 columns: nothing folded for grep.
+        from rich.console import Console
+
+        console = Console(width=console.measure(table, options=console.options.update_width(1000)).maximum)
+    console.print(table)
+
+
+def _bug_as_dict(bug: Bug) -> dict[str, object]:
+    upstream = bug.upstream
+    return {"name": bug.value, "seed": upstream.seed, "project": upstream.project, "title": upstream.title,
+            "references": list(upstream.references), "description": bug.description}
 
 
 @scenario_app.command("list")
