@@ -149,9 +149,13 @@ def _print_scenario(result) -> None:  # type: ignore[no-untyped-def]
     console.print("[green]PASSED[/green]" if result.passed else "[red]FAILED[/red]")
 
 
+INTERRUPTED = 130  # what a shell reports for a process that Ctrl-C (SIGINT, 2) stopped: 128 + 2
+
+
 @app.command()
 def explore(
-    scenario: Annotated[str | None, typer.Argument(help="A built-in scenario, or `all` for every one.")] = None,
+    scenarios: Annotated[list[str] | None, typer.Argument(help="Built-in scenarios, or `all` for every one.",
+                                                          metavar="SCENARIO...|all")] = None,
     every: Annotated[bool, typer.Option("--all", help="Explore every built-in scenario.")] = False,
     exhaustive: Annotated[bool, typer.Option("--exhaustive", help="Every schedule, once per class of "
                                              "equivalent ones (the default).")] = False,
@@ -164,25 +168,30 @@ def explore(
     emulate_bug: Annotated[list[str] | None, typer.Option("--emulate-bug", help="Behave like upstream.")] = None,
     replay_trace: Annotated[str | None, typer.Option("--replay", metavar="TRACE",
                                                      help="Run exactly this schedule, as printed by explore.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
-    jobs: Annotated[int, typer.Option("--jobs", metavar="J", help="With `all`: explore J scenarios at once, "
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object, at the end.")] = False,
+    jobs: Annotated[int, typer.Option("--jobs", metavar="J", help="Explore J scenarios at once, "
                                       "each in a process of its own.")] = 1,
 ) -> None:
-    """Explore a scenario's interleavings (and crashes); exit 0 when nothing is violated, 3 otherwise."""
+    """Explore scenarios' interleavings (and crashes), printing each scenario's report as it ends.
+
+    Exit 0 when nothing is violated, 3 otherwise. Ctrl-C stops after the schedules running, prints what
+    was found and exits 130; a second Ctrl-C stops at once.
+    """
     from tether.runtime.bugs import Bugs, UnknownBug
     from tether.sim.explore.command import ExploreRequest, ExploreUsageError, run_request
 
     bugs = tuple(emulate_bug or ())
     try:
         Bugs(bugs)
-        request = ExploreRequest.of(scenario, every=every, exhaustive=exhaustive, random_runs=random_runs,
+        request = ExploreRequest.of(scenarios or (), every=every, exhaustive=exhaustive, random_runs=random_runs,
                                     seed=seed, max_switches=max_switches, crashes=crashes, bugs=bugs,
                                     replay=replay_trace, jobs=jobs)
-        violated = run_request(request, as_json=as_json, out=typer.echo,
-                               progress=lambda line: typer.echo(line, err=True))
+        outcome = run_request(request, as_json=as_json, out=_console(), err=_console(stderr=True))
     except (UnknownBug, ExploreUsageError) as error:
         _fail(error)
-    raise typer.Exit(VIOLATIONS_FOUND if violated else 0)
+    if outcome.interrupted:
+        raise typer.Exit(INTERRUPTED)
+    raise typer.Exit(VIOLATIONS_FOUND if outcome.violated else 0)
 
 
 @app.command()
