@@ -110,3 +110,9 @@ def test_a_stop_ends_the_running_scenario_and_starts_no_other() -> None:
     assert report.scenario == names[0] and report.schedules + report.pruned == 3
     assert report.interrupted and not report.complete and report.as_dict()["interrupted"] is True
     assert "  INCOMPLETE: interrupted after" in "\n".join(report.summary_lines())
+
+
+def test_a_scenario_stopped_before_its_first_schedule_counts_as_not_started() -> None:
+    answers = iter([False])  # go on when asked whether to start it; stop when asked before its first schedule
+    assert list(explore_many(["port-deleted-during-attach"], ExploreOptions(), jobs=1,
+                             stop=lambda: next(answers, True))) == []

@@ -241,8 +241,10 @@ def _print_report(report: Exploration, out: Console) -> None:
         _print_finding(Text("MENDED (only by a reconciler)", style="yellow"), finding, report, out)
     for finding in report.violations.values():
         _print_finding(Text("VIOLATION", style="bold red"), finding, report, out)
-    _say(out, Text("  no violation", style="green") if report.clean
-         else Text(f"  {len(report.violations)} invariants violated", style="red"))
+    if not report.clean:
+        _say(out, Text(f"  {len(report.violations)} invariants violated", style="red"))
+    else:
+        _say(out, Text("  no violation" + (" in the schedules explored" if report.interrupted else ""), style="green"))
 
 
 def _print_replay(scenario: Scenario, replayed: Replayed, *, as_json: bool, out: Console) -> None:

@@ -157,7 +157,8 @@ def explore_many(names: list[str], options: ExploreOptions, jobs: int, *,
     ``progress`` hears how far each running scenario has got, a few times a second.
     ``stop`` is asked between schedules: once it says True, the running scenarios
     end after their current schedule and are yielded marked interrupted, and the
-    ones not started yet are never started (and never yielded). Closing the
+    ones not started yet are never started (and never yielded, like one stopped
+    before its first schedule). Closing the
     iterator early (a second Ctrl-C) kills the worker processes there and then.
     ``options.progress`` and ``options.stop`` are not used: these two replace them.
     """
@@ -174,7 +175,14 @@ def _explore_here(names: list[str], options: ExploreOptions, progress: Callable[
     for name in names:
         if stop is not None and stop():
             return
-        yield _explore_in_process(name, replace(options, progress=tell, stop=stop))
+        report = _explore_in_process(name, replace(options, progress=tell, stop=stop))
+        if _begun(report):
+            yield report
+
+
+def _begun(report: Exploration) -> bool:
+    """Whether the scenario ran a schedule: one stopped before its first is reported as never started."""
+    return not report.interrupted or report.schedules + report.pruned > 0
 
 
 UPDATE_EVERY = 0.2  # seconds between two progress updates a worker sends
@@ -208,7 +216,7 @@ def _explore_in_workers(names: list[str], options: ExploreOptions, jobs: int,
                     progress(tally)
             for future in done:
                 report = None if future.cancelled() else future.result()
-                if report is not None:  # None: it was to start after the stop
+                if report is not None and _begun(report):  # None: it was to start after the stop
                     yield report
             if stop is not None and not stopping.is_set() and stop():
                 stopping.set()
