@@ -42,9 +42,9 @@ def test_an_exhaustive_runs_estimate_comes_from_the_scenarios_done() -> None:
     board.update(Tally("a", 35, 0, 0, 0))  # a worker's last update, come after its report: ignored
     assert (board.done, board.schedules, board.running) == (1, 60, ("b",))
     assert board.seconds_left() == pytest.approx(30.0)  # a quarter done in 10 s
-    assert describe(board) == "60 schedules at 6/s · 0:10 · about 0:30 left"
+    assert describe(board) == "60 schedules, 6/s · 0:10 · ~0:30 left"
     board.stopping = True
-    assert "stopping after the current schedule" in describe(board)
+    assert describe(board).endswith("stopping (Ctrl-C again: now)")
 
 
 def test_random_schedules_are_counted_out_towards_the_estimate() -> None:
@@ -63,7 +63,7 @@ def test_the_bar_is_drawn_on_a_terminal_only() -> None:
     with ProgressBar(Console(file=screen, force_terminal=True, width=160), board) as bar:
         bar.refresh()
     drawn = screen.getvalue()
-    assert "0/2" in drawn and "scenarios" in drawn and "7 schedules at" in drawn, drawn
+    assert "0/2" in drawn and "scenarios" in drawn and "7 schedules, " in drawn, drawn
     assert "port-deleted-during-attach" in drawn
 
     piped = io.StringIO()

@@ -215,8 +215,9 @@ def trace_lines(trace: str) -> list[str]:
 
 
 def _say(console: Console, text: str | Text) -> None:
-    # Never wrapped by Rich: a replay line must paste back whole, and evidence holds ids to copy.
-    console.print(text, soft_wrap=True, markup=False, highlight=False)
+    # Printed as given: never wrapped (a replay line must paste back whole, and evidence holds ids to copy),
+    # and no [markup] or :emoji: read into evidence, actors or JSON.
+    console.print(text, soft_wrap=True, markup=False, highlight=False, emoji=False)
 
 
 def _print_trace(trace: str, out: Console) -> None:

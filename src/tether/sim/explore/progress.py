@@ -104,12 +104,12 @@ def _duration(seconds: float) -> str:
 
 
 def describe(board: Board) -> str:
-    """The bar's words after "N/M scenarios": schedules, their rate, the time so far and the estimate."""
-    said = f"{board.schedules:,} schedules at {board.rate():,.0f}/s · {_duration(board.elapsed())}"
+    """The bar's words after "N/M scenarios": schedules, their rate, the time so far and the time left."""
+    said = f"{board.schedules:,} schedules, {board.rate():,.0f}/s · {_duration(board.elapsed())}"
     if board.stopping:
-        return f"{said} · stopping after the current schedule (Ctrl-C again: now)"
+        return f"{said} · stopping (Ctrl-C again: now)"
     left = board.seconds_left()
-    return f"{said} · " + ("no estimate yet" if left is None else f"about {_duration(left)} left")
+    return f"{said} · " + ("no estimate yet" if left is None else f"~{_duration(left)} left")
 
 
 class ProgressBar:
@@ -131,8 +131,10 @@ class ProgressBar:
             return self
         board = self.board
         self._progress = Progress(
-            SpinnerColumn(), TextColumn("exploring"), BarColumn(bar_width=24), MofNCompleteColumn(),
-            TextColumn("scenarios ·"), _Live(lambda: describe(board)),
+            # Narrow enough for 80 columns; what does not fit is cut at the end of the line, never wrapped
+            # onto a second one; the names of the scenarios running are the first to give way.
+            SpinnerColumn(), BarColumn(bar_width=12), MofNCompleteColumn(), TextColumn("scenarios ·"),
+            _Live(lambda: describe(board), Column(no_wrap=True)),
             _Live(lambda: ", ".join(board.running), Column(no_wrap=True, overflow="ellipsis", ratio=1), "dim"),
             console=self.console, transient=True, expand=True,
             # Results go through the console, above the bar; nothing else is written to the terminal.
