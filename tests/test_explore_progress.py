@@ -80,15 +80,25 @@ def test_a_trace_is_one_step_a_line_with_its_crash_last() -> None:
     ]
 
 
+class StopNow(Exception):
+    pass
+
+
 def test_the_first_ctrl_c_asks_to_stop_and_the_second_stops_now() -> None:
     told = []
-    with _Interrupt(lambda: told.append(True)) as interrupt:
+
+    def second() -> None:
+        told.append("now")
+        raise StopNow  # the real one exits the process
+
+    with _Interrupt(lambda: told.append("first"), second) as interrupt:
         assert not interrupt.requested()
         os.kill(os.getpid(), signal.SIGINT)
-        assert interrupt.requested() and interrupt.requested() and told == [True]  # told once
-        with pytest.raises(KeyboardInterrupt):
+        assert interrupt.requested() and interrupt.requested() and told == ["first"]  # told once
+        with pytest.raises(StopNow):
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(5)  # the handler's turn, should it not have run yet
+    assert told == ["first", "now"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 

@@ -149,9 +149,6 @@ def _print_scenario(result) -> None:  # type: ignore[no-untyped-def]
     console.print("[green]PASSED[/green]" if result.passed else "[red]FAILED[/red]")
 
 
-INTERRUPTED = 130  # what a shell reports for a process that Ctrl-C (SIGINT, 2) stopped: 128 + 2
-
-
 @app.command()
 def explore(
     scenarios: Annotated[list[str] | None, typer.Argument(help="Built-in scenarios, or `all` for every one.",
@@ -178,7 +175,7 @@ def explore(
     was found and exits 130; a second Ctrl-C stops at once.
     """
     from tether.runtime.bugs import Bugs, UnknownBug
-    from tether.sim.explore.command import ExploreRequest, ExploreUsageError, run_request
+    from tether.sim.explore.command import INTERRUPTED, ExploreRequest, ExploreUsageError, run_request
 
     bugs = tuple(emulate_bug or ())
     try:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shlex
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -16,7 +18,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from tether.sim.explore.explorer import ExploreOptions, Replayed, explore_many, replay
+from tether.sim.explore.explorer import ExploreOptions, Replayed, explore_many, replay, runs_here
 from tether.sim.explore.progress import Board, ProgressBar
 from tether.sim.explore.report import Exploration, Finding
 from tether.sim.explore.schedule import ScheduleDiverged
@@ -24,6 +26,7 @@ from tether.sim.explore.trace import CRASH_WORD, Trace, TraceError
 from tether.sim.scenarios.model import Scenario
 
 ALL = "all"
+INTERRUPTED = 130  # what a shell reports for a process that Ctrl-C (SIGINT, 2) stopped: 128 + 2
 
 
 class ExploreUsageError(ValueError):
@@ -97,49 +100,94 @@ def run_request(request: ExploreRequest, *, as_json: bool, out: Console, err: Co
             raise ExploreUsageError(f"the trace does not replay on {scenario.name}: {error}") from None
         _print_replay(scenario, replayed, as_json=as_json, out=out)
         return Outcome(violated=not replayed.clean)
-    names = [scenario.name for scenario in request.scenarios]
-    board = Board(len(names), None if request.options.exhaustive else request.options.runs)
-    bar = ProgressBar(out if out.is_terminal else err, board)
-    started = time.perf_counter()
-    reports: list[Exploration] = []
-    with _Interrupt(lambda: _stopping(board, bar, err)) as interrupt, bar:
-        stream = explore_many(names, request.options, request.jobs, progress=board.update, stop=interrupt.requested)
+    run = _Run(request, as_json=as_json, out=out, err=err)
+    with _Interrupt(run.stopping, run.stop_now) as interrupt, run.bar:
+        stream = explore_many(run.names, request.options, request.jobs, progress=run.board.update,
+                              stop=interrupt.requested)
         try:
             for report in stream:
-                board.finished(report)
-                bar.refresh()
-                reports.append(report)
-                if not as_json:
-                    _print_report(report, out)
-        except KeyboardInterrupt:
-            pass  # the second Ctrl-C: what finished is printed below, what was running is lost
-        finally:
-            stream.close()  # kills the workers if the loop was left early
-    seconds = time.perf_counter() - started
-    reports.sort(key=lambda report: names.index(report.scenario))
-    interrupted = interrupt.asked and (len(reports) < len(names) or any(report.interrupted for report in reports))
-    not_started = [name for name in names if name not in {report.scenario for report in reports}]
-    if as_json:
-        document: Any = reports[0].as_dict() if len(names) == 1 and reports else {
-            "scenarios": [report.as_dict() for report in reports],
-            "schedules": sum(report.schedules for report in reports),
-            "violations": sum(len(report.violations) for report in reports),
-            "seconds": round(sum(report.seconds for report in reports), 3),
-            "complete": not interrupted and all(report.complete for report in reports),
-            "interrupted": interrupted,
-            "not_started": not_started,
-        }
-        _say(out, json.dumps(document, indent=2))
-    elif len(names) > 1 or interrupted:
-        _say(out, _summary(names, reports, not_started, interrupted, seconds))
-    return Outcome(violated=any(report.violations for report in reports), interrupted=interrupted)
+                run.finished(report)
+        except KeyboardInterrupt:  # stop_now, with workers: they are killed as the stream closes
+            stream.close()
+            return run.end(interrupted=True, abandoned=run.abandoned())
+    return run.end(interrupted=interrupt.asked)
 
 
-def _stopping(board: Board, bar: ProgressBar, err: Console) -> None:
-    """Say, once, that the first Ctrl-C was heard: on the bar if there is one, else in a line."""
-    board.stopping = True
-    if bar.console is None:
-        _say(err, "interrupted: stopping after the current schedule (Ctrl-C again to stop now)")
+class _Run:
+    """One run of `tether explore` over scenarios: what it has printed, and what it prints at the end."""
+
+    def __init__(self, request: ExploreRequest, *, as_json: bool, out: Console, err: Console) -> None:
+        self.names = [scenario.name for scenario in request.scenarios]
+        self.as_json = as_json
+        self.out, self.err = out, err
+        self.board = Board(len(self.names), None if request.options.exhaustive else request.options.runs)
+        self.bar = ProgressBar(out if out.is_terminal else err, self.board)
+        self.reports: list[Exploration] = []
+        self.started = time.perf_counter()
+        self.here = runs_here(self.names, request.jobs)  # explored in this process, not in workers
+
+    def finished(self, report: Exploration) -> None:
+        self.board.finished(report)
+        self.bar.refresh()
+        self.reports.append(report)
+        if not self.as_json:
+            _print_report(report, self.out)
+
+    def stopping(self) -> None:
+        """Say, once, that the first Ctrl-C was heard: on the bar if there is one, else in a line."""
+        self.board.stopping = True
+        if self.bar.console is None:
+            _say(self.err, "interrupted: stopping after the current schedule (Ctrl-C again to stop now)")
+
+    def stop_now(self) -> None:
+        """The second Ctrl-C: stop at once, and print what finished.
+
+        With workers, this process is only waiting for them: a KeyboardInterrupt
+        unwinds to ``run_request``, and closing the stream kills them. A scenario
+        explored in this process, though, is abandoned in the middle of a step, and
+        unwinding asyncio's loop and the store from there can hang on a task that
+        waits for a step that will never come: the summary is printed from here,
+        and the process exits without unwinding anything.
+        """
+        if not self.here:
+            raise KeyboardInterrupt
+        self.bar.__exit__(None, None, None)
+        self.end(interrupted=True, abandoned=self.abandoned())
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os._exit(INTERRUPTED)
+
+    def abandoned(self) -> list[str]:
+        """The scenarios under way when the second Ctrl-C came, whose findings are lost."""
+        explored = self._explored()
+        return [name for name in self.board.running if name not in explored]
+
+    def _explored(self) -> set[str]:
+        return {report.scenario for report in self.reports}
+
+    def end(self, *, interrupted: bool, abandoned: Sequence[str] = ()) -> Outcome:
+        """Print the JSON document or the summary; what the run comes to."""
+        reports = sorted(self.reports, key=lambda report: self.names.index(report.scenario))
+        explored = self._explored()
+        # A Ctrl-C that came when every scenario had been explored in full has lost nothing.
+        interrupted = interrupted and (len(reports) < len(self.names) or any(r.interrupted for r in reports))
+        not_started = [name for name in self.names if name not in explored and name not in abandoned]
+        if self.as_json:
+            document: Any = reports[0].as_dict() if len(self.names) == 1 and reports else {
+                "scenarios": [report.as_dict() for report in reports],
+                "schedules": sum(report.schedules for report in reports),
+                "violations": sum(len(report.violations) for report in reports),
+                "seconds": round(sum(report.seconds for report in reports), 3),
+                "complete": not interrupted and all(report.complete for report in reports),
+                "interrupted": interrupted,
+                "abandoned": list(abandoned),
+                "not_started": not_started,
+            }
+            _say(self.out, json.dumps(document, indent=2))
+        elif len(self.names) > 1 or interrupted:
+            seconds = time.perf_counter() - self.started
+            _say(self.out, _summary(len(self.names), reports, abandoned, not_started, interrupted, seconds))
+        return Outcome(violated=any(report.violations for report in reports), interrupted=interrupted)
 
 
 class _Interrupt:
@@ -147,11 +195,13 @@ class _Interrupt:
 
     The first only sets a flag, which the explorer reads between two schedules
     (``requested``): every scenario then ends cleanly and what it found is
-    printed. The second raises KeyboardInterrupt, for a schedule that does not end.
+    printed. The second calls ``on_second`` from the handler, for a schedule that
+    does not end.
     """
 
-    def __init__(self, on_first: Callable[[], None]) -> None:
+    def __init__(self, on_first: Callable[[], None], on_second: Callable[[], None]) -> None:
         self.on_first = on_first
+        self.on_second = on_second
         self.asked = False
         self._told = False
         self._previous: Any = None
@@ -163,7 +213,7 @@ class _Interrupt:
 
     def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
         if self.asked:
-            raise KeyboardInterrupt
+            self.on_second()
         self.asked = True
 
     def requested(self) -> bool:
@@ -179,19 +229,20 @@ class _Interrupt:
             signal.signal(signal.SIGINT, self._previous)
 
 
-def _summary(names: list[str], reports: list[Exploration], not_started: list[str], interrupted: bool,
-             seconds: float) -> Text:
+def _summary(scenarios: int, reports: list[Exploration], abandoned: Sequence[str], not_started: list[str],
+             interrupted: bool, seconds: float) -> Text:
     violated = [report.scenario for report in reports if report.violations]
     counts = (f"{sum(r.schedules for r in reports)} schedules, {sum(r.crash_states for r in reports)} crash states; "
               + (f"violations in {len(violated)}: {', '.join(violated)}" if violated else "no violation")
               + f"; {seconds:.1f} s")
     if not interrupted:
-        return Text.assemble(f"all {len(names)} scenarios explored: ", counts)
-    explored = [report.scenario for report in reports if not report.interrupted]
+        return Text.assemble(f"all {scenarios} scenarios explored: ", counts)
     part = [report.scenario for report in reports if report.interrupted]
-    said = [f"{len(explored)} of {len(names)} scenarios explored"]
+    said = [f"{len(reports) - len(part)} of {scenarios} scenarios explored"]
     if part:
         said.append(f"{len(part)} stopped part-way ({', '.join(part)})")
+    if abandoned:
+        said.append(f"{len(abandoned)} stopped at once, nothing kept ({', '.join(abandoned)})")
     if not_started:
         said.append(f"{len(not_started)} not started ({', '.join(not_started)})")
     return Text.assemble(("INCOMPLETE (interrupted)", "bold yellow"), ": ", ", ".join(said), "; ", counts)

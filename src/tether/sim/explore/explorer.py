@@ -162,10 +162,15 @@ def explore_many(names: list[str], options: ExploreOptions, jobs: int, *,
     iterator early (a second Ctrl-C) kills the worker processes there and then.
     ``options.progress`` and ``options.stop`` are not used: these two replace them.
     """
-    if jobs <= 1 or len(names) <= 1:
+    if runs_here(names, jobs):
         yield from _explore_here(names, options, progress, stop)
     else:
         yield from _explore_in_workers(names, options, jobs, progress, stop)
+
+
+def runs_here(names: list[str], jobs: int) -> bool:
+    """Whether explore_many explores in the calling process (one job, or one scenario) or in workers."""
+    return jobs <= 1 or len(names) <= 1
 
 
 def _explore_here(names: list[str], options: ExploreOptions, progress: Callable[[Tally], None] | None,
