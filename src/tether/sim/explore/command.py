@@ -104,12 +104,15 @@ def run_request(request: ExploreRequest, *, as_json: bool, out: Console, err: Co
     with _Interrupt(run.stopping, run.stop_now) as interrupt, run.bar:
         stream = explore_many(run.names, request.options, request.jobs, progress=run.board.update,
                               stop=interrupt.requested)
+        abandoned = None
         try:
             for report in stream:
                 run.finished(report)
         except KeyboardInterrupt:  # stop_now, with workers: they are killed as the stream closes
             stream.close()
-            return run.end(interrupted=True, abandoned=run.abandoned())
+            abandoned = run.abandoned()
+    if abandoned is not None:
+        return run.end(interrupted=True, abandoned=abandoned)
     return run.end(interrupted=interrupt.asked)
 
 

@@ -158,9 +158,9 @@ def explore_many(names: list[str], options: ExploreOptions, jobs: int, *,
     ``stop`` is asked between schedules: once it says True, the running scenarios
     end after their current schedule and are yielded marked interrupted, and the
     ones not started yet are never started (and never yielded, like one stopped
-    before its first schedule). Closing the
-    iterator early (a second Ctrl-C) kills the worker processes there and then.
-    ``options.progress`` and ``options.stop`` are not used: these two replace them.
+    before its first schedule). Closing the iterator early (a second Ctrl-C)
+    kills the worker processes there and then. ``options.progress`` and
+    ``options.stop`` are not used: these two replace them.
     """
     if runs_here(names, jobs):
         yield from _explore_here(names, options, progress, stop)
@@ -202,8 +202,8 @@ def _explore_in_workers(names: list[str], options: ExploreOptions, jobs: int,
     # The ones with the most concurrent operations start first: they take longest.
     order = sorted(names, key=lambda name: -len(SCENARIOS[name].timeline))
     context = multiprocessing.get_context("spawn")  # a fresh interpreter: no event loop or store inherited
-    # A SimpleQueue pickles in the caller's thread: a report the explorer is still changing is never
-    # pickled behind its back by a feeder thread, as a Queue would.
+    # Tallies are small: a SimpleQueue sends each within the call, with no feeder thread in the
+    # worker to flush, or to hang on, when it is stopped.
     updates = context.SimpleQueue()
     stopping = context.Event()
     plain = replace(options, progress=None, stop=None)  # callables of this process do not cross to another

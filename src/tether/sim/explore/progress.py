@@ -46,7 +46,8 @@ class Board:
         self.stopping = False
         self._finished: set[str] = set()
         self._finished_schedules = 0
-        self._current: dict[str, Tally] = {}
+        self._current: dict[str, Tally] = {}  # the main thread's alone
+        self._running: tuple[Tally, ...] = ()  # the same, for the bar's thread
 
     def update(self, tally: Tally) -> None:
         if tally.scenario in self._finished:  # a worker's last update can come after its report
@@ -62,8 +63,9 @@ class Board:
         self._recount()
 
     def _recount(self) -> None:
-        self.schedules = self._finished_schedules + sum(tally.schedules for tally in self._current.values())
-        self.running = tuple(self._current)
+        self._running = tuple(self._current.values())
+        self.schedules = self._finished_schedules + sum(tally.schedules for tally in self._running)
+        self.running = tuple(tally.scenario for tally in self._running)
 
     def elapsed(self) -> float:
         return self.clock() - self.started
@@ -85,8 +87,7 @@ class Board:
             return 1.0
         partial = 0.0
         if self.runs_each:
-            partial = sum(min(1.0, (tally.schedules + tally.pruned) / self.runs_each)
-                          for tally in self._current.values())
+            partial = sum(min(1.0, (tally.schedules + tally.pruned) / self.runs_each) for tally in self._running)
         return min(1.0, (self.done + partial) / self.total)
 
     def seconds_left(self) -> float | None:
@@ -152,6 +153,7 @@ class ProgressBar:
                  traceback: TracebackType | None) -> None:
         if self._progress is not None:
             self._progress.stop()
+            self._progress = None  # stopped once, whether by the run's end or by a second Ctrl-C
 
 
 class _Live(ProgressColumn):
