@@ -152,7 +152,7 @@ def _print_scenario(result) -> None:  # type: ignore[no-untyped-def]
 @app.command()
 def explore(
     scenarios: Annotated[list[str] | None, typer.Argument(help="Built-in scenarios, or `all` for every one.",
-                                                          metavar="SCENARIO...|all")] = None,
+                                                          metavar="SCENARIO|all")] = None,
     every: Annotated[bool, typer.Option("--all", help="Explore every built-in scenario.")] = False,
     exhaustive: Annotated[bool, typer.Option("--exhaustive", help="Every schedule, once per class of "
                                              "equivalent ones (the default).")] = False,
