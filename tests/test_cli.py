@@ -61,10 +61,55 @@ def lines(result: subprocess.CompletedProcess[str]) -> list[str]:
 # -- listing ------------------------------------------------------------------------------
 
 
-def test_faults_and_bugs_list_print_one_name_a_line_and_nothing_else() -> None:
+def test_faults_list_prints_one_name_a_line_and_nothing_else() -> None:
     assert lines(tether("faults", "list")) == sorted(CHECKPOINTS)
-    assert lines(tether("bugs", "list")) == sorted(Bug)
+
+
+BY_SEED = sorted(Bug, key=lambda bug: bug.upstream.seed)
+
+
+def test_bugs_list_prints_a_row_per_bug_with_its_seed_upstream_report_and_description() -> None:
+    listed = lines(tether("bugs", "list"))
     assert len(Bug) == 4
+    header = next(line for line in listed if " name " in line)
+    assert all(f" {column} " in header for column in ("seed", "upstream", "what emulating it does")), header
+    for bug in Bug:
+        # Into a pipe the table is not wrapped: a bug's first line holds its name, seed, report and description.
+        (row,) = [line for line in listed if f" {bug.value} " in line]
+        upstream = bug.upstream
+        assert upstream.seed in row and f"{upstream.project}: {upstream.title}" in row and bug.description in row, row
+        for reference in upstream.references:
+            assert any(reference in line for line in listed), reference
+    rows = [bug for line in listed for bug in Bug if f" {bug.value} " in line]
+    assert rows == BY_SEED  # in the order the README tells them
+
+
+def _seeds_folder() -> Path | None:
+    """The project's shared seeds (``../shared/seeds`` of a checkout, or of a folder above a worktree)."""
+    for folder in Path(__file__).resolve().parents:
+        if (folder / "shared" / "seeds").is_dir():
+            return folder / "shared" / "seeds"
+    return None
+
+
+def test_bugs_list_json_names_every_bug_with_references_its_seed_quotes() -> None:
+    listed = json.loads("\n".join(lines(tether("bugs", "list", "--json"))))
+    assert [entry["name"] for entry in listed["bugs"]] == BY_SEED
+    for entry in listed["bugs"]:
+        assert set(entry) == {"name", "seed", "project", "title", "references", "description"}, entry
+        bug = Bug(entry["name"])
+        assert entry["seed"] == bug.upstream.seed and entry["description"] == bug.description
+        assert entry["project"] and entry["title"] and isinstance(entry["references"], list)
+    assert listed["bugs"][2]["references"] == [], "seed 003 quotes no number: none is made up"
+    seeds = _seeds_folder()
+    if seeds is None:
+        pytest.skip("no shared/seeds folder above this checkout to check the references against")
+    for entry in listed["bugs"]:
+        text = (seeds / f"{entry['seed']}.txt").read_text()
+        assert text.splitlines()[0].strip() == entry["title"], entry
+        for reference in entry["references"]:
+            link = reference.split()[-1]  # "fix proposed: https://..."
+            assert link in text, (entry["seed"], link)
 
 
 def test_scenario_list_names_every_scenario_with_its_seed() -> None:

@@ -48,10 +48,44 @@ def faults_list(
 
 
 @bugs_app.command("list")
-def bugs_list(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
-    """Print the name of every upstream bug that can be emulated."""
-    for bug in sorted(Bug):
-        typer.echo(f"{bug}\t{bug.description}" if verbose else bug.value)
+def bugs_list(
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+    # The table now always says what -v used to add; the flag stays so that scripts passing it still run.
+    _verbose: Annotated[bool, typer.Option("--verbose", "-v", hidden=True)] = False,
+) -> None:
+    """Print every upstream bug that can be emulated: its name, seed, upstream report and what it does."""
+    bugs = sorted(Bug, key=lambda bug: bug.upstream.seed)
+    if as_json:
+        typer.echo(json.dumps({"bugs": [_bug_as_dict(bug) for bug in bugs]}, indent=2))
+        return
+    from rich.table import Table
+
+    table = Table(show_lines=True)
+    # Names and seeds are what people copy (into --emulate-bug, into a path): never broken over lines.
+    # Links are folded rather than cut short with an ellipsis, however narrow the terminal.
+    table.add_column("name", no_wrap=True)
+    table.add_column("seed", no_wrap=True)
+    table.add_column("upstream", overflow="fold")
+    table.add_column("what emulating it does", overflow="fold")
+    for bug in bugs:
+        upstream = bug.upstream
+        # The report's title is what finds it upstream where the seed quotes no number.
+        references = upstream.references or ("(the seed quotes no bug or review number)",)
+        table.add_row(bug.value, upstream.seed, "\n".join([f"{upstream.project}: {upstream.title}", *references]),
+                      bug.description)
+    console = _console()
+    if not console.is_terminal:
+        # Into a pipe or a file the table is as wide as its text, not 80 columns: nothing folded for grep.
+        from rich.console import Console
+
+        console = Console(width=console.measure(table, options=console.options.update_width(1000)).maximum)
+    console.print(table)
+
+
+def _bug_as_dict(bug: Bug) -> dict[str, object]:
+    upstream = bug.upstream
+    return {"name": bug.value, "seed": upstream.seed, "project": upstream.project, "title": upstream.title,
+            "references": list(upstream.references), "description": bug.description}
 
 
 @scenario_app.command("list")
@@ -117,7 +151,8 @@ def _print_scenario(result) -> None:  # type: ignore[no-untyped-def]
 
 @app.command()
 def explore(
-    scenario: Annotated[str | None, typer.Argument(help="A built-in scenario, or `all` for every one.")] = None,
+    scenarios: Annotated[list[str] | None, typer.Argument(help="Built-in scenarios, or `all` for every one.",
+                                                          metavar="SCENARIO|all")] = None,
     every: Annotated[bool, typer.Option("--all", help="Explore every built-in scenario.")] = False,
     exhaustive: Annotated[bool, typer.Option("--exhaustive", help="Every schedule, once per class of "
                                              "equivalent ones (the default).")] = False,
@@ -130,25 +165,30 @@ def explore(
     emulate_bug: Annotated[list[str] | None, typer.Option("--emulate-bug", help="Behave like upstream.")] = None,
     replay_trace: Annotated[str | None, typer.Option("--replay", metavar="TRACE",
                                                      help="Run exactly this schedule, as printed by explore.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
-    jobs: Annotated[int, typer.Option("--jobs", metavar="J", help="With `all`: explore J scenarios at once, "
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object, at the end.")] = False,
+    jobs: Annotated[int, typer.Option("--jobs", metavar="J", help="Explore J scenarios at once, "
                                       "each in a process of its own.")] = 1,
 ) -> None:
-    """Explore a scenario's interleavings (and crashes); exit 0 when nothing is violated, 3 otherwise."""
+    """Explore scenarios' interleavings (and crashes), printing each scenario's report as it ends.
+
+    Exit 0 when nothing is violated, 3 otherwise. Ctrl-C stops after the schedules running, prints what
+    was found and exits 130; a second Ctrl-C stops at once.
+    """
     from tether.runtime.bugs import Bugs, UnknownBug
-    from tether.sim.explore.command import ExploreRequest, ExploreUsageError, run_request
+    from tether.sim.explore.command import INTERRUPTED, ExploreRequest, ExploreUsageError, run_request
 
     bugs = tuple(emulate_bug or ())
     try:
         Bugs(bugs)
-        request = ExploreRequest.of(scenario, every=every, exhaustive=exhaustive, random_runs=random_runs,
+        request = ExploreRequest.of(scenarios or (), every=every, exhaustive=exhaustive, random_runs=random_runs,
                                     seed=seed, max_switches=max_switches, crashes=crashes, bugs=bugs,
                                     replay=replay_trace, jobs=jobs)
-        violated = run_request(request, as_json=as_json, out=typer.echo,
-                               progress=lambda line: typer.echo(line, err=True))
+        outcome = run_request(request, as_json=as_json, out=_console(), err=_console(stderr=True))
     except (UnknownBug, ExploreUsageError) as error:
         _fail(error)
-    raise typer.Exit(VIOLATIONS_FOUND if violated else 0)
+    if outcome.interrupted:
+        raise typer.Exit(INTERRUPTED)
+    raise typer.Exit(VIOLATIONS_FOUND if outcome.violated else 0)
 
 
 @app.command()

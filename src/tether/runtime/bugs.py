@@ -8,6 +8,7 @@ is built (``tether.emulation``); product code never asks whether one is on.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 
@@ -19,22 +20,61 @@ class Bug(StrEnum):
 
     @property
     def description(self) -> str:
+        """What emulating the bug makes Tether do, in a line."""
         return _DESCRIPTIONS[self]
+
+    @property
+    def upstream(self) -> Upstream:
+        return _UPSTREAM[self]
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """Where a bug was reported upstream, as its seed (``../shared/seeds/SEED.txt``) tells it.
+
+    ``references`` holds only the bug and review links the seed itself quotes: the seeds are
+    the reports' text without their own bug numbers, and a number guessed here would send
+    whoever follows it to someone else's bug.
+    """
+
+    project: str
+    seed: str
+    title: str
+    references: tuple[str, ...] = ()
 
 
 _DESCRIPTIONS: dict[Bug, str] = {
     Bug.STALE_VIF_ON_TERMINATE: (
-        "seed 000: delete unplugs only the VIFs the info cache lists, the port-deleted "
-        "event drops the cache entry before its detach, and tear-down leaves VIFs on the node"
+        "delete unplugs only the VIFs the info cache lists, the port-deleted event drops the cache "
+        "entry before its detach, and tear-down leaves VIFs on the node"
     ),
-    Bug.MAC_KEPT_ON_UNBIND: "seed 001: unbinding a port from a bare-metal node keeps the NIC's MAC on it",
+    Bug.MAC_KEPT_ON_UNBIND: "unbinding a port from a bare-metal node keeps the NIC's MAC on it",
     Bug.STUCK_BUILD_ON_NODE_TEARDOWN: (
-        "seed 003: a node that vanishes during a build is taken for 'instance not found' "
-        "and the instance stays in BUILD"
+        "a node that vanishes during a build is taken for 'instance not found' and the instance stays in BUILD"
     ),
     Bug.ZOMBIE_INTERFACE_ON_ATTACH_RACE: (
-        "seed 004: the port-deleted event and cache refreshes are not synchronised with "
-        "interface attach, and trust the info cache instead of the hypervisor"
+        "the port-deleted event and cache refreshes are not synchronised with interface attach, "
+        "and trust the info cache instead of the hypervisor"
+    ),
+}
+
+_UPSTREAM: dict[Bug, Upstream] = {
+    Bug.STALE_VIF_ON_TERMINATE: Upstream(
+        "nova", "000_c79f96149c9810e9", "VIFs not always detached from ironic nodes during termination",
+        ("fix proposed and abandoned: https://review.openstack.org/537626",
+         "maybe related: https://bugs.launchpad.net/ironic/+bug/1743652"),
+    ),
+    Bug.MAC_KEPT_ON_UNBIND: Upstream(
+        "heat, ironic", "001_69ab14d43c265761", "Heat does not delete ports from failed instances",
+        ("fix proposed: https://review.openstack.org/564104",),
+    ),
+    Bug.STUCK_BUILD_ON_NODE_TEARDOWN: Upstream(
+        "nova", "003_e0615a7365632c83",
+        "Baremetal instance stuck in BUILD state following ironic node tear down or delete",
+    ),
+    Bug.ZOMBIE_INTERFACE_ON_ATTACH_RACE: Upstream(
+        "nova", "004_ee389569d8146817", "nova may leak net interface in guest if port under attaching/deleting",
+        ("fix proposed: https://review.opendev.org/c/openstack/nova/+/799606",),
     ),
 }
 

@@ -9,8 +9,8 @@ schedule as a line that ``--replay`` takes back.
 """
 
 from tether.sim.explore.explorer import ExploreOptions, Replayed, explore, explore_many, replay
-from tether.sim.explore.report import Exploration, Finding
+from tether.sim.explore.report import Exploration, Finding, Tally
 from tether.sim.explore.trace import Trace, TraceError
 
-__all__ = ["Exploration", "ExploreOptions", "Finding", "Replayed", "Trace", "TraceError", "explore", "explore_many",
-           "replay"]
+__all__ = ["Exploration", "ExploreOptions", "Finding", "Replayed", "Tally", "Trace", "TraceError", "explore",
+           "explore_many", "replay"]

@@ -4,20 +4,29 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shlex
+import signal
+import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
-from tether.sim.explore.explorer import ExploreOptions, Replayed, explore, explore_many, replay
+from rich.console import Console
+from rich.text import Text
+
+from tether.sim.explore.explorer import ExploreOptions, Replayed, explore_many, replay, runs_here
+from tether.sim.explore.progress import Board, ProgressBar
 from tether.sim.explore.report import Exploration, Finding
 from tether.sim.explore.schedule import ScheduleDiverged
-from tether.sim.explore.trace import Trace, TraceError
+from tether.sim.explore.trace import CRASH_WORD, Trace, TraceError
 from tether.sim.scenarios.model import Scenario
 
 ALL = "all"
-PROGRESS_EVERY = 1.0  # seconds of wall time between two progress lines
+INTERRUPTED = 130  # what a shell reports for a process that Ctrl-C (SIGINT, 2) stopped: 128 + 2
 
 
 class ExploreUsageError(ValueError):
@@ -32,21 +41,24 @@ class ExploreRequest:
     jobs: int = 1  # scenarios explored at once, each in its own process
 
     @classmethod
-    def of(cls, scenario: str | None, *, every: bool, exhaustive: bool, random_runs: int | None, seed: int,
+    def of(cls, names: Sequence[str], *, every: bool, exhaustive: bool, random_runs: int | None, seed: int,
            max_switches: int | None, crashes: bool, bugs: tuple[str, ...], replay: str | None,
            jobs: int = 1) -> ExploreRequest:
         from tether.sim.scenarios.library import SCENARIOS
 
-        if every or scenario == ALL:
+        if every or ALL in names:
             if replay is not None:
                 raise ExploreUsageError("--replay takes one scenario, not all of them")
             chosen = tuple(SCENARIOS.values())
-        elif scenario is None:
+        elif not names:
             raise ExploreUsageError("name a scenario (`tether scenario list` prints them), or use --all")
-        elif scenario not in SCENARIOS:
-            raise ExploreUsageError(f"unknown scenario {scenario!r}; `tether scenario list` prints them")
         else:
-            chosen = (SCENARIOS[scenario],)
+            for name in names:
+                if name not in SCENARIOS:
+                    raise ExploreUsageError(f"unknown scenario {name!r}; `tether scenario list` prints them")
+            chosen = tuple(SCENARIOS[name] for name in dict.fromkeys(names))
+            if replay is not None and len(chosen) > 1:
+                raise ExploreUsageError("--replay takes one scenario")
         if exhaustive and random_runs is not None:
             raise ExploreUsageError("--exhaustive and --random exclude each other")
         if random_runs is not None and random_runs < 1:
@@ -68,9 +80,18 @@ class ExploreRequest:
         return cls(chosen, options, trace, jobs)
 
 
-def run_request(request: ExploreRequest, *, as_json: bool, out: Callable[[str], None],
-                progress: Callable[[str], None]) -> bool:
-    """Run the request and print its report; True when some invariant was violated."""
+@dataclass(frozen=True)
+class Outcome:
+    violated: bool  # some invariant was violated in what was explored
+    interrupted: bool = False  # Ctrl-C stopped the run before every scenario was explored in full
+
+
+def run_request(request: ExploreRequest, *, as_json: bool, out: Console, err: Console) -> Outcome:
+    """Run the request, printing each scenario's report on ``out`` as soon as it is done.
+
+    A bar shows the progress on whichever of ``out`` and ``err`` is a terminal
+    (``out`` first, so that the reports print above it), or nowhere.
+    """
     if request.replay is not None:
         (scenario,) = request.scenarios
         try:
@@ -78,51 +99,156 @@ def run_request(request: ExploreRequest, *, as_json: bool, out: Callable[[str], 
         except ScheduleDiverged as error:
             raise ExploreUsageError(f"the trace does not replay on {scenario.name}: {error}") from None
         _print_replay(scenario, replayed, as_json=as_json, out=out)
-        return not replayed.clean
-    reports = []
-    if request.jobs > 1 and len(request.scenarios) > 1:
-        names = [scenario.name for scenario in request.scenarios]
-        for report in explore_many(names, request.options, request.jobs):
-            progress(f"  {report.scenario}: {report.schedules} schedules, {report.crash_states} crash states, "
-                     f"{len(report.violations)} violations, {report.seconds:.1f} s")
-            reports.append(report)
-        reports.sort(key=lambda report: names.index(report.scenario))
-    else:
-        for scenario in request.scenarios:
-            options = ExploreOptions(**{**vars(request.options), "progress": _Progress(progress)})
-            reports.append(asyncio.run(explore(scenario, options)))
-    if as_json:
-        document: Any = reports[0].as_dict() if len(reports) == 1 else {
-            "scenarios": [report.as_dict() for report in reports],
-            "schedules": sum(report.schedules for report in reports),
-            "violations": sum(len(report.violations) for report in reports),
-            "seconds": round(sum(report.seconds for report in reports), 3),
-        }
-        out(json.dumps(document, indent=2))
-    else:
-        for report in reports:
-            _print_report(report, out)
-        if len(reports) > 1:
-            out(f"{len(reports)} scenarios, {sum(r.schedules for r in reports)} schedules, "
-                f"{sum(r.crash_states for r in reports)} crash states, "
-                f"{sum(r.seconds for r in reports):.2f} s")
-    return any(report.violations for report in reports)
+        return Outcome(violated=not replayed.clean)
+    run = _Run(request, as_json=as_json, out=out, err=err)
+    with _Interrupt(run.stopping, run.stop_now) as interrupt, run.bar:
+        stream = explore_many(run.names, request.options, request.jobs, progress=run.board.update,
+                              stop=interrupt.requested)
+        abandoned = None
+        try:
+            for report in stream:
+                run.finished(report)
+        except KeyboardInterrupt:  # stop_now, with workers: they are killed as the stream closes
+            stream.close()
+            abandoned = run.abandoned()
+    if abandoned is not None:
+        return run.end(interrupted=True, abandoned=abandoned)
+    return run.end(interrupted=interrupt.asked)
 
 
-class _Progress:
-    """A line on stderr at most once a second: how far the exploration has got."""
+class _Run:
+    """One run of `tether explore` over scenarios: what it has printed, and what it prints at the end."""
 
-    def __init__(self, emit: Callable[[str], None]) -> None:
-        self.emit = emit
-        self.last = time.monotonic()
+    def __init__(self, request: ExploreRequest, *, as_json: bool, out: Console, err: Console) -> None:
+        self.names = [scenario.name for scenario in request.scenarios]
+        self.as_json = as_json
+        self.out, self.err = out, err
+        self.board = Board(len(self.names), None if request.options.exhaustive else request.options.runs)
+        self.bar = ProgressBar(out if out.is_terminal else err, self.board)
+        self.reports: list[Exploration] = []
+        self.started = time.perf_counter()
+        self.here = runs_here(self.names, request.jobs)  # explored in this process, not in workers
 
-    def __call__(self, report: Exploration) -> None:
-        now = time.monotonic()
-        if now - self.last < PROGRESS_EVERY:
-            return
-        self.last = now
-        self.emit(f"  {report.scenario}: {report.schedules} schedules, {report.crash_states} crash states, "
-                  f"{len(report.violations)} violations so far")
+    def finished(self, report: Exploration) -> None:
+        self.board.finished(report)
+        self.bar.refresh()
+        self.reports.append(report)
+        if not self.as_json:
+            _print_report(report, self.out)
+
+    def stopping(self) -> None:
+        """Say, once, that the first Ctrl-C was heard: on the bar if there is one, else in a line."""
+        self.board.stopping = True
+        if self.bar.console is None:
+            _say(self.err, "interrupted: stopping after the current schedule (Ctrl-C again to stop now)")
+
+    def stop_now(self) -> None:
+        """The second Ctrl-C: stop at once, and print what finished.
+
+        With workers, this process is only waiting for them: a KeyboardInterrupt
+        unwinds to ``run_request``, and closing the stream kills them. A scenario
+        explored in this process, though, is abandoned in the middle of a step, and
+        unwinding asyncio's loop and the store from there can hang on a task that
+        waits for a step that will never come: the summary is printed from here,
+        and the process exits without unwinding anything.
+        """
+        if not self.here:
+            raise KeyboardInterrupt
+        self.bar.__exit__(None, None, None)
+        self.end(interrupted=True, abandoned=self.abandoned())
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os._exit(INTERRUPTED)
+
+    def abandoned(self) -> list[str]:
+        """The scenarios under way when the second Ctrl-C came, whose findings are lost."""
+        explored = self._explored()
+        return [name for name in self.board.running if name not in explored]
+
+    def _explored(self) -> set[str]:
+        return {report.scenario for report in self.reports}
+
+    def end(self, *, interrupted: bool, abandoned: Sequence[str] = ()) -> Outcome:
+        """Print the JSON document or the summary; what the run comes to."""
+        reports = sorted(self.reports, key=lambda report: self.names.index(report.scenario))
+        explored = self._explored()
+        # A Ctrl-C that came when every scenario had been explored in full has lost nothing.
+        interrupted = interrupted and (len(reports) < len(self.names) or any(r.interrupted for r in reports))
+        not_started = [name for name in self.names if name not in explored and name not in abandoned]
+        if self.as_json:
+            document: Any = reports[0].as_dict() if len(self.names) == 1 and reports else {
+                "scenarios": [report.as_dict() for report in reports],
+                "schedules": sum(report.schedules for report in reports),
+                "violations": sum(len(report.violations) for report in reports),
+                "seconds": round(sum(report.seconds for report in reports), 3),
+                "complete": not interrupted and all(report.complete for report in reports),
+                "interrupted": interrupted,
+                "abandoned": list(abandoned),
+                "not_started": not_started,
+            }
+            _say(self.out, json.dumps(document, indent=2))
+        elif len(self.names) > 1 or interrupted:
+            seconds = time.perf_counter() - self.started
+            _say(self.out, _summary(len(self.names), reports, abandoned, not_started, interrupted, seconds))
+        return Outcome(violated=any(report.violations for report in reports), interrupted=interrupted)
+
+
+class _Interrupt:
+    """Ctrl-C while exploring: the first stops the run after the schedules running, the second stops it now.
+
+    The first only sets a flag, which the explorer reads between two schedules
+    (``requested``): every scenario then ends cleanly and what it found is
+    printed. The second calls ``on_second`` from the handler, for a schedule that
+    does not end.
+    """
+
+    def __init__(self, on_first: Callable[[], None], on_second: Callable[[], None]) -> None:
+        self.on_first = on_first
+        self.on_second = on_second
+        self.asked = False
+        self._told = False
+        self._previous: Any = None
+
+    def __enter__(self) -> _Interrupt:
+        if threading.current_thread() is threading.main_thread():  # only there can a handler be set
+            self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+        return self
+
+    def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
+        if self.asked:
+            self.on_second()
+        self.asked = True
+
+    def requested(self) -> bool:
+        # Told here, between two schedules on the main thread, rather than in the signal handler,
+        # which may run in the middle of a line being printed.
+        if self.asked and not self._told:
+            self._told = True
+            self.on_first()
+        return self.asked
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+
+def _summary(scenarios: int, reports: list[Exploration], abandoned: Sequence[str], not_started: list[str],
+             interrupted: bool, seconds: float) -> Text:
+    violated = [report.scenario for report in reports if report.violations]
+    counts = (f"{sum(r.schedules for r in reports)} schedules, {sum(r.crash_states for r in reports)} crash states; "
+              + (f"violations in {len(violated)}: {', '.join(violated)}" if violated else "no violation")
+              + f"; {seconds:.1f} s")
+    if not interrupted:
+        return Text.assemble(f"all {scenarios} scenarios explored: ", counts)
+    part = [report.scenario for report in reports if report.interrupted]
+    said = [f"{len(reports) - len(part)} of {scenarios} scenarios explored"]
+    if part:
+        said.append(f"{len(part)} stopped part-way ({', '.join(part)})")
+    if abandoned:
+        said.append(f"{len(abandoned)} stopped at once, nothing kept ({', '.join(abandoned)})")
+    if not_started:
+        said.append(f"{len(not_started)} not started ({', '.join(not_started)})")
+    return Text.assemble(("INCOMPLETE (interrupted)", "bold yellow"), ": ", ", ".join(said), "; ", counts)
 
 
 def replay_command(scenario: str, bugs: tuple[str, ...], trace: str) -> str:
@@ -132,35 +258,65 @@ def replay_command(scenario: str, bugs: tuple[str, ...], trace: str) -> str:
     return " ".join([*map(shlex.quote, words), "--replay", shlex.quote(trace)])
 
 
-def _print_finding(kind: str, finding: Finding, report: Exploration, out: Callable[[str], None]) -> None:
+def trace_lines(trace: str) -> list[str]:
+    """A trace one step a line: its number, the actor that ran, and the checkpoint it ran from."""
+    parsed = Trace.parse(trace)
+    width = max((len(actor) for actor, _ in parsed.steps), default=0)
+    lines = [f"{number:>4}  {actor:<{width}}  {point}" for number, (actor, point) in enumerate(parsed.steps, 1)]
+    if parsed.crash:
+        lines.append(f"{'':>4}  {CRASH_WORD}: the control plane dies here, and a new one recovers from what it left")
+    return lines
+
+
+def _say(console: Console, text: str | Text) -> None:
+    # Printed as given: never wrapped (a replay line must paste back whole, and evidence holds ids to copy),
+    # and no [markup] or :emoji: read into evidence, actors or JSON.
+    console.print(text, soft_wrap=True, markup=False, highlight=False, emoji=False)
+
+
+def _print_trace(trace: str, out: Console) -> None:
+    steps = Trace.parse(trace).steps
+    _say(out, f"  trace, {len(steps)} steps (actor, checkpoint):")
+    for line in trace_lines(trace):
+        _say(out, f"  {line}")
+
+
+def _print_finding(kind: Text, finding: Finding, report: Exploration, out: Console) -> None:
     where = " after a crash" if finding.crash else ""
-    out(f"{kind} {finding.invariant}{where} (in {finding.schedules} schedules): {finding.evidence}")
-    out(f"  trace: {finding.trace}")
-    out(f"  replay: {replay_command(report.scenario, report.bugs, finding.trace)}")
+    found = f" {finding.invariant}{where} (in {finding.schedules} schedules): {finding.evidence}"
+    _say(out, Text.assemble(kind, found))
+    _print_trace(finding.trace, out)
+    _say(out, f"  replay: {replay_command(report.scenario, report.bugs, finding.trace)}")
 
 
-def _print_report(report: Exploration, out: Callable[[str], None]) -> None:
+def _print_report(report: Exploration, out: Console) -> None:
     for line in report.summary_lines():
-        out(line)
+        _say(out, Text(line, style="bold yellow") if line.lstrip().startswith("INCOMPLETE") else line)
     for finding in report.mended.values():
-        _print_finding("MENDED (only by a reconciler)", finding, report, out)
+        _print_finding(Text("MENDED (only by a reconciler)", style="yellow"), finding, report, out)
     for finding in report.violations.values():
-        _print_finding("VIOLATION", finding, report, out)
-    out("  no violation" if report.clean else f"  {len(report.violations)} invariants violated")
+        _print_finding(Text("VIOLATION", style="bold red"), finding, report, out)
+    if not report.clean:
+        _say(out, Text(f"  {len(report.violations)} invariants violated", style="red"))
+    else:
+        _say(out, Text("  no violation" + (" in the schedules explored" if report.interrupted else ""), style="green"))
 
 
-def _print_replay(scenario: Scenario, replayed: Replayed, *, as_json: bool, out: Callable[[str], None]) -> None:
+def _print_replay(scenario: Scenario, replayed: Replayed, *, as_json: bool, out: Console) -> None:
     if as_json:
-        out(json.dumps({
+        _say(out, json.dumps({
             "scenario": scenario.name,
             "trace": replayed.trace,
             "violations": [{"invariant": name, "evidence": evidence} for name, evidence in replayed.violations],
             "mended": [{"invariant": name, "evidence": evidence} for name, evidence in replayed.mended],
         }, indent=2))
         return
-    out(f"scenario {scenario.name}: replayed {len(replayed.trace.split())} steps")
+    _say(out, f"scenario {scenario.name}: replayed {len(Trace.parse(replayed.trace).steps)} steps")
+    for line in trace_lines(replayed.trace):
+        _say(out, f"  {line}")
     for invariant, evidence in replayed.mended:
-        out(f"MENDED (only by a reconciler) {invariant}: {evidence}")
+        _say(out, Text.assemble(("MENDED (only by a reconciler)", "yellow"), f" {invariant}: {evidence}"))
     for invariant, evidence in replayed.violations:
-        out(f"VIOLATION {invariant}: {evidence}")
-    out("  no violation" if replayed.clean else f"  {len(replayed.violations)} violations")
+        _say(out, Text.assemble(("VIOLATION", "bold red"), f" {invariant}: {evidence}"))
+    _say(out, Text("  no violation", style="green") if replayed.clean
+         else Text(f"  {len(replayed.violations)} violations", style="red"))

@@ -12,17 +12,22 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from multiprocessing.queues import SimpleQueue
+from multiprocessing.synchronize import Event as EventType
 
 from tether.runtime.bugs import Bugs
 from tether.sim.explore.durable import DurableState
 from tether.sim.explore.equivalence import interleavings
 from tether.sim.explore.footprint import Footprint
 from tether.sim.explore.recording import Recorder
-from tether.sim.explore.report import LIVELOCK, Exploration, findings_of
+from tether.sim.explore.report import LIVELOCK, Exploration, Tally, findings_of
 from tether.sim.explore.schedule import CRASH, STOP, Decide, ExploredRun, Played, RecoveryRun, SeededCloud
 from tether.sim.explore.search import DepthFirst, RandomWalk, Replay
 from tether.sim.explore.store_footprint import RecordingDatabase
@@ -43,6 +48,8 @@ class ExploreOptions:
     state_caching: bool = True  # with the reduction and no bound on switches: cut at states seen before
     max_schedules: int | None = None  # stop an exhaustive search after this many (report it incomplete)
     progress: Callable[[Exploration], None] | None = field(default=None, compare=False)
+    # Asked before each schedule: True ends the exploration there, its report marked interrupted.
+    stop: Callable[[], bool] | None = field(default=None, compare=False)
 
 
 class _Session:
@@ -87,6 +94,9 @@ async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
     crash_states: set[tuple[str, float]] | None = set() if options.crashes else None
     async with _Session(scenario, bugs) as session:
         while search.next_schedule():
+            if options.stop is not None and options.stop():
+                report.interrupted, report.complete = True, False
+                break
             if isinstance(search, DepthFirst):
                 run = session.run(search.decide, crash_states, search.shared_prefix, search.known_footprint)
                 search.state_of = run.state_key
@@ -139,25 +149,154 @@ def _explore_in_process(scenario_name: str, options: ExploreOptions) -> Explorat
     return asyncio.run(explore(SCENARIOS[scenario_name], options))
 
 
-def explore_many(names: list[str], options: ExploreOptions, jobs: int) -> Iterator[Exploration]:
-    """Explore built-in scenarios in ``jobs`` processes at once; reports as each one ends.
+def explore_many(names: list[str], options: ExploreOptions, jobs: int, *,
+                 progress: Callable[[Tally], None] | None = None,
+                 stop: Callable[[], bool] | None = None) -> Iterator[Exploration]:
+    """Explore built-in scenarios, ``jobs`` at once in processes of their own; yield each report as it ends.
 
-    Explorations share nothing, so they spread over the cores. The ones with
-    the most concurrent operations start first: they take longest.
+    ``progress`` hears how far each running scenario has got, a few times a second.
+    ``stop`` is asked between schedules: once it says True, the running scenarios
+    end after their current schedule and are yielded marked interrupted, and the
+    ones not started yet are never started (and never yielded, like one stopped
+    before its first schedule). Closing the iterator early (a second Ctrl-C)
+    kills the worker processes there and then. ``options.progress`` and
+    ``options.stop`` are not used: these two replace them.
     """
+    if runs_here(names, jobs):
+        yield from _explore_here(names, options, progress, stop)
+    else:
+        yield from _explore_in_workers(names, options, jobs, progress, stop)
+
+
+def runs_here(names: list[str], jobs: int) -> bool:
+    """Whether explore_many explores in the calling process (one job, or one scenario) or in workers."""
+    return jobs <= 1 or len(names) <= 1
+
+
+def _explore_here(names: list[str], options: ExploreOptions, progress: Callable[[Tally], None] | None,
+                  stop: Callable[[], bool] | None) -> Iterator[Exploration]:
+    """One scenario after another in this process, in the order given."""
+    tell = None if progress is None else (lambda report: progress(report.tally()))
+    for name in names:
+        if stop is not None and stop():
+            return
+        report = _explore_in_process(name, replace(options, progress=tell, stop=stop))
+        if _begun(report):
+            yield report
+
+
+def _begun(report: Exploration) -> bool:
+    """Whether the scenario ran a schedule: one stopped before its first is reported as never started."""
+    return not report.interrupted or report.schedules + report.pruned > 0
+
+
+UPDATE_EVERY = 0.2  # seconds between two progress updates a worker sends
+_WAIT = 0.1  # seconds the parent waits for a result before it reads the updates and the stop flag again
+
+
+def _explore_in_workers(names: list[str], options: ExploreOptions, jobs: int,
+                        progress: Callable[[Tally], None] | None,
+                        stop: Callable[[], bool] | None) -> Iterator[Exploration]:
     from tether.sim.scenarios.library import SCENARIOS
 
-    options = replace(options, progress=None)
+    # The ones with the most concurrent operations start first: they take longest.
     order = sorted(names, key=lambda name: -len(SCENARIOS[name].timeline))
-    if jobs <= 1:
-        for name in order:
-            yield _explore_in_process(name, options)
-        return
     context = multiprocessing.get_context("spawn")  # a fresh interpreter: no event loop or store inherited
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        pending = [pool.submit(_explore_in_process, name, options) for name in order]
-        for future in as_completed(pending):
-            yield future.result()
+    # Tallies are small: a SimpleQueue sends each within the call, with no feeder thread in the
+    # worker to flush, or to hang on, when it is stopped.
+    updates = context.SimpleQueue()
+    stopping = context.Event()
+    plain = replace(options, progress=None, stop=None)  # callables of this process do not cross to another
+    with _sigint_ignored():  # the workers are spawned in submit(): they start deaf to Ctrl-C
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(order)), mp_context=context,
+                                   initializer=_start_worker, initargs=(updates, stopping))
+        pending = {pool.submit(_explore_in_worker, name, plain) for name in order}
+    ended = False
+    try:
+        while pending:
+            done, pending = wait(pending, timeout=_WAIT, return_when=FIRST_COMPLETED)
+            while not updates.empty():
+                tally = updates.get()
+                if progress is not None:
+                    progress(tally)
+            for future in done:
+                report = None if future.cancelled() else future.result()
+                if report is not None and _begun(report):  # None: it was to start after the stop
+                    yield report
+            if stop is not None and not stopping.is_set() and stop():
+                stopping.set()
+                for future in pending:
+                    future.cancel()  # the ones still queued here; the running ones end at their next schedule
+        ended = True
+    finally:
+        if not ended:
+            _terminate(pool)
+        pool.shutdown(wait=True, cancel_futures=True)
+        updates.close()
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored meanwhile: a process started now inherits that, and Python leaves it so.
+
+    A terminal's Ctrl-C goes to every process in its foreground group, the workers
+    included. Ignoring it from their first instruction on (rather than from an
+    initializer, which runs after the imports) means none of them ever dies of it
+    with a traceback; the parent alone decides how they stop.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+_updates: SimpleQueue[Tally] | None = None
+_stopping: EventType | None = None
+
+
+def _start_worker(updates: SimpleQueue[Tally], stopping: EventType) -> None:
+    global _updates, _stopping
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # in case the process was started some other way
+    _updates, _stopping = updates, stopping
+
+
+class _SendTally:
+    """A worker's progress, sent to the parent at most every UPDATE_EVERY seconds."""
+
+    def __init__(self, updates: SimpleQueue[Tally]) -> None:
+        self.updates = updates
+        self.last = 0.0
+
+    def __call__(self, report: Exploration) -> None:
+        now = time.monotonic()
+        if now - self.last >= UPDATE_EVERY:
+            self.last = now
+            self.updates.put(report.tally())
+
+
+def _explore_in_worker(scenario_name: str, options: ExploreOptions) -> Exploration | None:
+    assert _updates is not None and _stopping is not None
+    if _stopping.is_set():
+        return None
+    return _explore_in_process(scenario_name, replace(options, progress=_SendTally(_updates), stop=_stopping.is_set))
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    """Kill the workers now, mid-schedule.
+
+    ProcessPoolExecutor can only wait for its workers before Python 3.14's
+    ``terminate_workers``; until then its ``_processes`` are the way to them.
+    """
+    terminate = getattr(pool, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((pool._processes or {}).values()):
+        process.terminate()
 
 
 @dataclass

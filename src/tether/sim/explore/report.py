@@ -46,6 +46,17 @@ def findings_of(result: ScenarioResult | None, *, deadlock: str | None = None,
     return violations, mended
 
 
+@dataclass(frozen=True)
+class Tally:
+    """How far one scenario's exploration has got, small enough to send from a worker process often."""
+
+    scenario: str
+    schedules: int
+    pruned: int
+    crash_states: int
+    violations: int
+
+
 @dataclass
 class Exploration:
     scenario: str
@@ -55,7 +66,8 @@ class Exploration:
     equivalent: int | None = 0  # interleavings the explored schedules stand for (None: not counted)
     final_states: set[str] = field(default_factory=set)
     crash_states: int = 0  # distinct states a crash was tried in
-    complete: bool = True  # False when a limit stopped an exhaustive search early
+    complete: bool = True  # False when a limit or an interruption stopped the search early
+    interrupted: bool = False  # stopped part-way because the user asked (Ctrl-C)
     violations: dict[str, Finding] = field(default_factory=dict)
     mended: dict[str, Finding] = field(default_factory=dict)
     seconds: float = 0.0
@@ -83,6 +95,9 @@ class Exploration:
         if len(trace) < len(found.trace):
             found.evidence, found.trace, found.crash = evidence, trace, crash
 
+    def tally(self) -> Tally:
+        return Tally(self.scenario, self.schedules, self.pruned, self.crash_states, len(self.violations))
+
     def summary_lines(self) -> list[str]:
         """What a person reads first: how much was explored, and how long it took."""
         skipped = "not counted" if self.skipped is None else f"{self.skipped} equivalent interleavings skipped"
@@ -97,7 +112,9 @@ class Exploration:
         ]
         if self.crashes:
             lines.append(f"  crash states recovered: {self.crash_states}")
-        if not self.complete:
+        if self.interrupted:
+            lines.append(f"  INCOMPLETE: interrupted after {self.schedules} schedules")
+        elif not self.complete:
             lines.append("  INCOMPLETE: stopped at the schedule limit")
         lines.append(f"  time: {self.seconds:.2f} s")
         return lines
@@ -112,6 +129,7 @@ class Exploration:
             "distinct_final_states": len(self.final_states),
             "crash_states": self.crash_states,
             "complete": self.complete,
+            "interrupted": self.interrupted,
             "max_switches": self.max_switches,
             "crashes": self.crashes,
             "bugs": list(self.bugs),
