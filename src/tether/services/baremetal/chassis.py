@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any
 
 from tether.domain.baremetal import Chassis
@@ -16,11 +17,11 @@ from tether.store import repos
 from tether.store.database import Store
 
 
+@dataclass(eq=False)
 class ChassisRegistry:
-    def __init__(self, store: Store, rt: Runtime, rng: random.Random) -> None:
-        self.store = store
-        self.rt = rt
-        self.rng = rng
+    store: Store
+    rt: Runtime
+    rng: random.Random
 
     async def create_chassis(
         self,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
@@ -14,10 +15,10 @@ from tether.store import repos
 from tether.store.database import Store
 
 
+@dataclass(eq=False)
 class Claims:
-    def __init__(self, store: Store, rt: Runtime) -> None:
-        self.store = store
-        self.rt = rt
+    store: Store
+    rt: Runtime
 
     async def find_free_nodes(self, resource_class: str) -> list[Node]:
         """Available nodes of ``resource_class`` nobody holds, oldest first."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
+
 from tether.domain.baremetal import Node
 from tether.domain.baremetal_states import CLEAN_TIMEOUT, CLEANING, CLEANWAIT, MANAGEABLE
 from tether.drivers.hardware import FakeHardware
@@ -16,15 +18,14 @@ CLEAN_TIMEOUT_ERROR = (
 )
 
 
+@dataclass(eq=False)
 class Cleaning:
-    def __init__(
-        self, rt: Runtime, *, hardware: FakeHardware, lock: NodeLock, transitions: Transitions, jobs: ConductorJobs
-    ) -> None:
-        self.rt = rt
-        self.hardware = hardware
-        self.lock = lock
-        self.transitions = transitions
-        self.jobs = jobs
+    rt: Runtime
+    _: KW_ONLY
+    hardware: FakeHardware
+    lock: NodeLock
+    transitions: Transitions
+    jobs: ConductorJobs
 
     async def job(self, uuid: str, token: object, *, resume: bool = False) -> None:
         """Clean a node that provide/clean (or a restart) left in cleaning."""

@@ -7,6 +7,8 @@ carries on with, or touches, a node that moved on under it.
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
+
 from tether.domain.baremetal import Node
 from tether.domain.baremetal_states import CALLBACK_TIMEOUT, DEPLOYING, DEPLOYWAIT
 from tether.drivers.hardware import FakeHardware
@@ -16,15 +18,14 @@ from tether.services.baremetal.node_lock import NodeHold, NodeLock
 from tether.services.baremetal.transitions import NodeChanged, Transitions, node_key
 
 
+@dataclass(eq=False)
 class Deploy:
-    def __init__(
-        self, rt: Runtime, *, hardware: FakeHardware, lock: NodeLock, transitions: Transitions, jobs: ConductorJobs
-    ) -> None:
-        self.rt = rt
-        self.hardware = hardware
-        self.lock = lock
-        self.transitions = transitions
-        self.jobs = jobs
+    rt: Runtime
+    _: KW_ONLY
+    hardware: FakeHardware
+    lock: NodeLock
+    transitions: Transitions
+    jobs: ConductorJobs
 
     async def job(self, uuid: str, token: object) -> None:
         hold = NodeHold(self.lock, uuid)

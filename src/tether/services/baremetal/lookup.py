@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tether.domain.baremetal import Node
 from tether.domain.errors import baremetal as be
 from tether.domain.ids import is_uuid_like
@@ -21,9 +23,9 @@ async def get_node(conn: StoreConnection, ident: str) -> Node:
     raise be.NodeNotFound(node=ident)
 
 
+@dataclass(eq=False)
 class NodeLookup:
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    store: Store
 
     async def read(self, ident: str) -> Node:
         """The node ``ident`` names (uuid or name), in a transaction of its own; NodeNotFound if none."""

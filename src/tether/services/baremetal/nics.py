@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
@@ -31,13 +32,14 @@ _PORT_INTERNAL = ("node_uuid", "internal_info")
 _PORT_WIRING = ("address", "physical_network", "portgroup_uuid")
 
 
+@dataclass(eq=False)
 class Nics:
-    def __init__(self, store: Store, rt: Runtime, rng: random.Random, *, lock: NodeLock, vifs: Vifs) -> None:
-        self.store = store
-        self.rt = rt
-        self.rng = rng
-        self.lock = lock
-        self.vifs = vifs
+    store: Store
+    rt: Runtime
+    rng: random.Random
+    _: KW_ONLY
+    lock: NodeLock
+    vifs: Vifs
 
     # -- lookup --------------------------------------------------------------------
 

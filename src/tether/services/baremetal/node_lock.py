@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import KW_ONLY, dataclass
 
 from tether.domain.baremetal import Node
 from tether.domain.errors import baremetal as be
@@ -16,13 +17,13 @@ from tether.store.database import Store, StoreConnection
 LOCK_TIMEOUT = 3.0
 
 
+@dataclass(eq=False)
 class NodeLock:
-    def __init__(self, store: Store, rt: Runtime, lookup: NodeLookup, *, host: str) -> None:
-        self.store = store
-        self.rt = rt
-        self.lookup = lookup
-        # The conductor's name, shown in Node.reservation while it holds a node's lock.
-        self.host = host
+    store: Store
+    rt: Runtime
+    lookup: NodeLookup
+    _: KW_ONLY
+    host: str
 
     async def acquire(self, uuid: str, timeout: float | None = LOCK_TIMEOUT) -> None:
         """Take the node's lock (ironic's exclusive task) and show it in Node.reservation."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
@@ -50,23 +51,19 @@ _INTERNAL = (
 )
 
 
+@dataclass(eq=False)
 class Nodes:
-    def __init__(
-        self, store: Store, rt: Runtime, rng: random.Random, *, hardware: FakeHardware, lookup: NodeLookup,
-        lock: NodeLock, vifs: Vifs, jobs: ConductorJobs, provisioning: Provisioning,
-        bus: MessageBus | None,
-    ) -> None:
-        self.store = store
-        self.rt = rt
-        self.rng = rng
-        self.hardware = hardware
-        self.lookup = lookup
-        self.lock = lock
-        self.vifs = vifs
-        self.jobs = jobs
-        self.provisioning = provisioning
-        # Told when a deleted node leaves its instance behind.
-        self.bus = bus
+    store: Store
+    rt: Runtime
+    rng: random.Random
+    _: KW_ONLY
+    hardware: FakeHardware
+    lookup: NodeLookup
+    lock: NodeLock
+    vifs: Vifs
+    jobs: ConductorJobs
+    provisioning: Provisioning
+    bus: MessageBus | None
 
     async def create_node(
         self,

@@ -9,6 +9,7 @@ back and resumes from the hardware's truth.
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
 from functools import partial
 
 from tether.domain.baremetal import Node
@@ -50,21 +51,19 @@ _TIMED_OUT = {
 }
 
 
+@dataclass(eq=False)
 class Provisioning:
-    def __init__(
-        self, store: Store, rt: Runtime, *, lookup: NodeLookup, lock: NodeLock, transitions: Transitions,
-        jobs: ConductorJobs, vifs: Vifs, deploy: Deploy, teardown: Teardown, cleaning: Cleaning,
-    ) -> None:
-        self.store = store
-        self.rt = rt
-        self.lookup = lookup
-        self.lock = lock
-        self.transitions = transitions
-        self.jobs = jobs
-        self.vifs = vifs
-        self.deploy = deploy
-        self.teardown = teardown
-        self.cleaning = cleaning
+    store: Store
+    rt: Runtime
+    _: KW_ONLY
+    lookup: NodeLookup
+    lock: NodeLock
+    transitions: Transitions
+    jobs: ConductorJobs
+    vifs: Vifs
+    deploy: Deploy
+    teardown: Teardown
+    cleaning: Cleaning
 
     async def set_provision_state(self, ctx: RequestContext, ident: str, target: str) -> Node:
         require_admin(ctx, "baremetal:node:set_provision_state")

@@ -8,6 +8,7 @@ fails loudly into ``error`` rather than reach ``available`` with one left.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import KW_ONLY, dataclass
 
 from tether.domain.baremetal_states import AVAILABLE, DELETING
 from tether.domain.events import InstanceReleased
@@ -25,20 +26,18 @@ from tether.store.database import Store
 DetachVifsOnTeardown = Callable[[Vifs, str], Awaitable[None]]
 
 
+@dataclass(eq=False)
 class Teardown:
-    def __init__(
-        self, store: Store, rt: Runtime, *, hardware: FakeHardware, lock: NodeLock, transitions: Transitions,
-        jobs: ConductorJobs, vifs: Vifs, cleaning: Cleaning, detach_vifs: DetachVifsOnTeardown,
-    ) -> None:
-        self.store = store
-        self.rt = rt
-        self.hardware = hardware
-        self.lock = lock
-        self.transitions = transitions
-        self.jobs = jobs
-        self.vifs = vifs
-        self.cleaning = cleaning
-        self._detach_vifs = detach_vifs
+    store: Store
+    rt: Runtime
+    _: KW_ONLY
+    hardware: FakeHardware
+    lock: NodeLock
+    transitions: Transitions
+    jobs: ConductorJobs
+    vifs: Vifs
+    cleaning: Cleaning
+    detach_vifs: DetachVifsOnTeardown
 
     async def job(self, uuid: str, token: object) -> None:
         hold = NodeHold(self.lock, uuid)
@@ -47,7 +46,7 @@ class Teardown:
             node = await self.jobs.current(uuid, token, (DELETING,))
             try:
                 await self.rt.checkpoint("baremetal.teardown.before_vif_detach")
-                await self._detach_vifs(self.vifs, uuid)
+                await self.detach_vifs(self.vifs, uuid)
                 await self._forget_instance(uuid)
                 power_state = self.hardware.set_power(uuid, False)
                 async with self.store.begin() as conn:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 from tether.domain.baremetal import Node
@@ -35,10 +36,10 @@ def refuse_illegal(node: Node, target: str, event: str) -> None:
         ) from None
 
 
+@dataclass(eq=False)
 class Transitions:
-    def __init__(self, store: Store, rt: Runtime) -> None:
-        self.store = store
-        self.rt = rt
+    store: Store
+    rt: Runtime
 
     async def apply(self, node: Node, event: str, *, target: Any = _AUTO, **changes: Any) -> Node:
         """Apply ``event`` to the node's provision state, only if nobody changed it meanwhile."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING, Any
 
 from tether.domain.baremetal import TENANT_VIF_KEY, Node, NodePort, Portgroup
@@ -48,18 +49,16 @@ async def nics_of(conn: StoreConnection, node_uuid: str) -> tuple[list[NodePort]
     return ports, portgroups
 
 
+@dataclass(eq=False)
 class Vifs:
-    def __init__(
-        self, store: Store, rt: Runtime, rng: random.Random, *, network: NetworkService, lookup: NodeLookup,
-        lock: NodeLock, release_port: ReleasePort,
-    ) -> None:
-        self.store = store
-        self.rt = rt
-        self.rng = rng
-        self.network = network
-        self.lookup = lookup
-        self.lock = lock
-        self._release_port = release_port
+    store: Store
+    rt: Runtime
+    rng: random.Random
+    _: KW_ONLY
+    network: NetworkService
+    lookup: NodeLookup
+    lock: NodeLock
+    release_port: ReleasePort
 
     # -- reading -------------------------------------------------------------------
 
@@ -182,7 +181,7 @@ class Vifs:
             await self._write_vif(conn, holder, None, vif_id)
         try:
             await self.rt.checkpoint("baremetal.vif_detach.before_unbind")
-            await self._release_port(self, vif_id)
+            await self.release_port(self, vif_id)
         except Exception:
             # The port is still bound to the node: the node keeps listing the VIF so that a
             # retry (or tear-down) can finish the job (rule 1: drop a record only when it is gone).

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
@@ -61,6 +62,7 @@ def _given(**filters: Any) -> dict[str, Any]:
     return {key: value for key, value in filters.items() if value is not None}
 
 
+@dataclass(eq=False)
 class Accounts:
     """What keystone's admin API manages: domains, projects, users, roles and their assignments.
 
@@ -68,11 +70,11 @@ class Accounts:
     revokes the tokens that carried it, in the store and in the shared token cache.
     """
 
-    def __init__(self, store: Store, rng: random.Random, *, passwords: Passwords, cache: TokenCache) -> None:
-        self.store = store
-        self.rng = rng
-        self.passwords = passwords
-        self.cache = cache
+    store: Store
+    rng: random.Random
+    _: KW_ONLY
+    passwords: Passwords
+    cache: TokenCache
 
     # -- domains ------------------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import IntegrityError
@@ -34,12 +35,13 @@ PROJECTS = (ADMIN_PROJECT_NAME, "demo", "service")
 ASSIGNMENTS = (("admin", ADMIN_PROJECT_NAME, "admin"), ("demo", "demo", "member"))
 
 
+@dataclass(eq=False)
 class Bootstrap:
-    def __init__(self, store: Store, rng: random.Random, *, passwords: Passwords, cache: TokenCache) -> None:
-        self.store = store
-        self.rng = rng
-        self.passwords = passwords
-        self.cache = cache
+    store: Store
+    rng: random.Random
+    _: KW_ONLY
+    passwords: Passwords
+    cache: TokenCache
 
     async def bootstrap(self, *, admin_password: str, demo_password: str) -> None:
         """The Default domain, roles admin/member/reader/service (admin implies

@@ -7,6 +7,8 @@ effect).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tether.domain import port_states
 from tether.domain.events import VifPlugged, VifUnplugged
 from tether.runtime.runtime import Runtime
@@ -16,11 +18,11 @@ from tether.services.network.port_lock import port_lock
 from tether.store.database import Store
 
 
+@dataclass(eq=False)
 class Agent:
-    def __init__(self, store: Store, rt: Runtime, notifier: Notifier) -> None:
-        self.store = store
-        self.rt = rt
-        self.notifier = notifier
+    store: Store
+    rt: Runtime
+    notifier: Notifier
 
     async def port_plugged(self, port_id: str) -> None:
         """ACTIVE and network-vif-plugged, if the port still exists and is bound."""

@@ -8,6 +8,7 @@ it acts on the port as it is, not as the caller last saw it.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tether.domain import port_states
@@ -29,11 +30,11 @@ def unbound(port: Port) -> dict[str, Any]:
     return {"binding_host_id": "", "binding_profile": {}, "binding_vif_type": VIF_TYPE_UNBOUND, "status": status}
 
 
+@dataclass(eq=False)
 class Bindings:
-    def __init__(self, store: Store, rt: Runtime, rng: random.Random) -> None:
-        self.store = store
-        self.rt = rt
-        self.rng = rng
+    store: Store
+    rt: Runtime
+    rng: random.Random
 
     async def bind_port(
         self,

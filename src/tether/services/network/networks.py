@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tether.domain.errors.network import (
@@ -59,11 +60,11 @@ def _check_values(values: dict[str, Any]) -> None:
         validation.integer("mtu", values["mtu"], minimum=MIN_MTU)
 
 
+@dataclass(eq=False)
 class Networks:
-    def __init__(self, store: Store, rt: Runtime, rng: random.Random) -> None:
-        self.store = store
-        self.rt = rt
-        self.rng = rng
+    store: Store
+    rt: Runtime
+    rng: random.Random
 
     async def create_network(
         self,

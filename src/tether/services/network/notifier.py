@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tether.domain.events import ComputeNotified, ServerEvent
 from tether.runtime.bus import MessageBus
 
 
+@dataclass(eq=False)
 class Notifier:
-    def __init__(self, bus: MessageBus | None) -> None:
-        self._bus = bus
+    bus: MessageBus | None
 
     def send(self, events: list[ServerEvent]) -> None:
         """Tell compute (the bus keeps a failing receiver from undoing what is done)."""
-        if events and self._bus is not None:
-            self._bus.publish(ComputeNotified(tuple(events)))
+        if events and self.bus is not None:
+            self.bus.publish(ComputeNotified(tuple(events)))

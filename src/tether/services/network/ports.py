@@ -102,12 +102,12 @@ def _asks_for_address(requests: list[fixed_ips.Request] | None) -> bool:
     return any(request.ip_address is not None for request in requests or ())
 
 
+@dataclass(eq=False)
 class Ports:
-    def __init__(self, store: Store, rt: Runtime, rng: random.Random, notifier: Notifier) -> None:
-        self.store = store
-        self.rt = rt
-        self.rng = rng
-        self.notifier = notifier
+    store: Store
+    rt: Runtime
+    rng: random.Random
+    notifier: Notifier
 
     async def create_port(
         self,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from tether.domain import ipam
@@ -58,11 +59,11 @@ def _gateway(cidr: str, gateway_ip: object) -> str | None:
     return ipam.validate_gateway(cidr, gateway_ip)
 
 
+@dataclass(eq=False)
 class Subnets:
-    def __init__(self, store: Store, rt: Runtime, rng: random.Random) -> None:
-        self.store = store
-        self.rt = rt
-        self.rng = rng
+    store: Store
+    rt: Runtime
+    rng: random.Random
 
     async def create_subnet(
         self,
