@@ -129,8 +129,6 @@ def test_the_readme_recipe_reproduces_the_seed(seed: str, tmp_path: Path) -> Non
                 if future.exception() is None:
                     future.result().stop()
     for flavour in FLAVOURS:
-        print(f"--- {seed} {flavour} ---\n{printed[flavour]}")
-    for flavour in FLAVOURS:
         differs = unlike(blocks[flavour], printed[flavour])
         assert differs is None, (f"[{seed} {flavour}] not as the README shows: {differs}:\n"
                                  f"{printed[flavour]}\n--- tether serve log ---\n"
