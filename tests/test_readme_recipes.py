@@ -24,6 +24,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from uuid import uuid4
 
 import pytest
 
@@ -84,7 +85,7 @@ def run_steps(steps: str, seed: str, flavour: str, cloud: LiveCloud) -> str:
     env.pop("OS_CLOUD", None)
     env.pop("OS_CLIENT_CONFIG_FILE", None)
     done = subprocess.run(["bash", "-c", script], env=env, cwd=cloud.data_dir, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=600)
+                          stderr=subprocess.STDOUT, text=True, timeout=300)
     return done.stdout
 
 
@@ -133,3 +134,12 @@ def test_the_readme_recipe_reproduces_the_seed(seed: str, tmp_path: Path) -> Non
         assert differs is None, (f"[{seed} {flavour}] not as the README shows: {differs}:\n"
                                  f"{printed[flavour]}\n--- tether serve log ---\n"
                                  f"{clouds[flavour].log.read_text()[-2000:]}")
+
+
+def test_a_recipe_printing_other_than_the_readme_shows_fails() -> None:
+    shown = "$ openstack server show x -f value -c status\nACTIVE\n$ tether check\nno violations\n"
+    assert unlike(shown, "ACTIVE\n\nno violations\n") is None
+    assert unlike(shown, "ERROR\nno violations\n") == "line 1: shown 'ACTIVE', printed 'ERROR'"
+    assert unlike(shown, "ACTIVE\nNotFound: 404\nno violations\n") is not None  # an error the README hides
+    assert unlike(shown, "ACTIVE\n") == "2 lines shown, 1 printed"
+    assert unlike("port ... of fa:16:3e:00:00:01 on node-1", f"port {uuid4()} of fa:16:3e:9a:bc:de on node-1") is None
