@@ -181,15 +181,19 @@ def serve(
     from tether.runtime.bugs import Bugs, UnknownBug
     from tether.runtime.faults import FaultPlan, FaultRuleError
     from tether.server import ServeOptions, run
-    from tether.store.database import DatabaseUrlError, async_url
 
     try:
         FaultPlan.parse(fault or [])
         Bugs(emulate_bug or [])
-        if db:
-            async_url(db)
-    except (FaultRuleError, UnknownBug, DatabaseUrlError) as error:
+    except (FaultRuleError, UnknownBug) as error:
         raise typer.BadParameter(str(error)) from None
+    if db:
+        from tether.store.database import DatabaseUrlError, async_url
+
+        try:
+            async_url(db)
+        except DatabaseUrlError as error:
+            raise typer.BadParameter(str(error)) from None
     options = ServeOptions(host=host, port=port, data_dir=data_dir.expanduser(), db=db, faults=fault or [],
                            bugs=emulate_bug or [], deploy_seconds=deploy_seconds, clean_seconds=clean_seconds,
                            reconcile_interval=reconcile_interval,

@@ -13,8 +13,7 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-from sqlalchemy.engine import make_url
+from typing import Any
 
 from tether.exits import ExitCode, Failure
 from tether.store.schema_revision import SchemaError, SchemaTooNew, SchemaTooOld
@@ -38,19 +37,25 @@ class Opening:
 
     @property
     def is_sqlite(self) -> bool:
-        return make_url(self.database_url).get_backend_name() == "sqlite"
+        return self._url().get_backend_name() == "sqlite"
 
     @property
     def database(self) -> str:
-        url = make_url(self.database_url)
+        url = self._url()
         if self.is_sqlite:
             return str(url.database)
-        return url.render_as_string(hide_password=True)
+        return str(url.render_as_string(hide_password=True))
 
     @property
     def server(self) -> str:
-        url = make_url(self.database_url)
+        url = self._url()
         return f"PostgreSQL at {url.host or 'localhost'}:{url.port or 5432}"
+
+    def _url(self) -> Any:
+        # Imported when a message needs it: a refused start names no database and loads no SQLAlchemy.
+        from sqlalchemy.engine import make_url
+
+        return make_url(self.database_url)
 
 
 def explain(error: BaseException, opening: Opening) -> Failure:

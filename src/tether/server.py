@@ -18,28 +18,21 @@ import socket
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import yaml
-
-from tether.api.app import create_app
-from tether.cloud import Cloud, World
 from tether.config import DEFAULT_DATA_DIR, DataDir
-from tether.domain.errors import identity as ie
-from tether.drivers.hardware import FakeHardware
-from tether.drivers.hypervisor import FakeHypervisor
 from tether.exits import ExitCode, Failure
-from tether.failures import Opening, explain
 from tether.listening import listen, port_of
 from tether.ownership import Owned
-from tether.readiness import settle_nodes
-from tether.reconcile.runner import ReconcileLoop
-from tether.runtime.bugs import Bugs
-from tether.runtime.errors import ControlPlaneCrash
-from tether.runtime.faults import FaultPlan
-from tether.runtime.runtime import Runtime
-from tether.seeding import DemoShape, seed_demo_cloud
-from tether.store.database import Database
-from tether.store.schema_revision import SchemaChange
+
+# The rest of Tether (the services, the store, the API: most of a start's CPU) is imported once
+# this process owns its data dir, so a refused start ends before it pays for them.
+if TYPE_CHECKING:
+    from tether.cloud import Cloud
+    from tether.failures import Opening
+    from tether.runtime.errors import ControlPlaneCrash
+    from tether.store.database import Database
+    from tether.store.schema_revision import SchemaChange
 
 log = logging.getLogger("tether.serve")
 SERVER_NAME = "tether serve"  # how its PostgreSQL sessions are named, with the PID and host
@@ -73,6 +66,8 @@ class ServeOptions:
 
     @property
     def opening(self) -> Opening:
+        from tether.failures import Opening
+
         return Opening("tether serve", self.data_dir, self.database_url)
 
 
@@ -83,17 +78,20 @@ def _crash(crash: ControlPlaneCrash) -> None:
     os._exit(CRASH_EXIT)
 
 
-async def open_cloud(options: ServeOptions, owned: Owned) -> tuple[Cloud, bool, SchemaChange]:
-    """The cloud in the data directory, owned by this process; True when this start seeded it; what the
-    start did to its schema."""
+async def own(options: ServeOptions, owned: Owned) -> Database:
+    """Own the database and the data dir (making it on a first start); the database, not yet opened.
+
+    The database is owned first, the data dir then: a refusal by either leaves everything as it was
+    (a data dir is made only by the process that goes on to own it). A database file that does not
+    exist yet is nobody's, so it is made and owned once the data dir is.
+    """
     directory = DataDir(options.data_dir)
-    # The database is owned first, the data dir then: a refusal by either leaves everything as it was
-    # (a data dir is made only by the process that goes on to own it). A database file that does not
-    # exist yet is nobody's, so it is made and owned once the data dir is.
     database_file = _sqlite_file(options.database_url)
     own_database = None if options.db else directory.path
     if database_file is not None and database_file.exists():
         owned.database_file(database_file, in_data_dir=own_database)
+    from tether.store.database import Database
+
     database = Database(options.database_url,
                         application_name=f"{SERVER_NAME} (PID {os.getpid()} on {socket.gethostname()})")
     try:
@@ -108,34 +106,49 @@ async def open_cloud(options: ServeOptions, owned: Owned) -> tuple[Cloud, bool, 
         _refuse_a_cloud_without_its_database(directory, options)
         if database_file is not None and not owned.holds(database_file):
             owned.database_file(database_file, in_data_dir=own_database)
-        schema = await database.create_schema()
-        world = World(database, FakeHypervisor(directory.hypervisor_state),
-                      FakeHardware(deploy_seconds=options.deploy_seconds, clean_seconds=options.clean_seconds,
-                                   path=directory.hardware_state, new_machines_clean=True))
-        runtime = Runtime(faults=FaultPlan.parse(options.faults), bugs=Bugs(options.bugs), on_crash=_crash)
-        cloud = Cloud(world, runtime)
-        try:
-            await cloud.identity.find_project("admin")
-            seeded = False
-        except ie.NotFound:
-            await seed_demo_cloud(cloud, DemoShape(admin_password=options.admin_password,
-                                                   demo_password=options.demo_password))
-            seeded = True
-        if not seeded:
-            await cloud.recover()
     except BaseException:
         await database.dispose()
         raise
+    return database
+
+
+async def open_cloud(options: ServeOptions, database: Database) -> tuple[Cloud, bool, SchemaChange]:
+    """The cloud in the owned data dir and database; True when this start seeded it; what the start
+    did to its schema."""
+    from tether.cloud import Cloud, World
+    from tether.domain.errors import identity as ie
+    from tether.drivers.hardware import FakeHardware
+    from tether.drivers.hypervisor import FakeHypervisor
+    from tether.runtime.bugs import Bugs
+    from tether.runtime.faults import FaultPlan
+    from tether.runtime.runtime import Runtime
+    from tether.seeding import DemoShape, seed_demo_cloud
+
+    directory = DataDir(options.data_dir)
+    schema = await database.create_schema()
+    world = World(database, FakeHypervisor(directory.hypervisor_state),
+                  FakeHardware(deploy_seconds=options.deploy_seconds, clean_seconds=options.clean_seconds,
+                               path=directory.hardware_state, new_machines_clean=True))
+    runtime = Runtime(faults=FaultPlan.parse(options.faults), bugs=Bugs(options.bugs), on_crash=_crash)
+    cloud = Cloud(world, runtime)
+    try:
+        await cloud.identity.find_project("admin")
+        seeded = False
+    except ie.NotFound:
+        await seed_demo_cloud(cloud, DemoShape(admin_password=options.admin_password,
+                                               demo_password=options.demo_password))
+        seeded = True
+    if not seeded:
+        await cloud.recover()
     return cloud, seeded, schema
 
 
 def _sqlite_file(url: str) -> Path | None:
-    from sqlalchemy.engine import make_url
-
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+    """The file of a SQLite URL (sqlite:///path, as --db takes it), or None."""
+    scheme, _, rest = url.partition(":///")
+    if scheme.split("+")[0] != "sqlite" or rest.split("?")[0] in ("", ":memory:"):
         return None
-    return Path(parsed.database)
+    return Path(rest.split("?")[0])
 
 
 def _refuse_a_cloud_without_its_database(directory: DataDir, options: ServeOptions) -> None:
@@ -152,6 +165,8 @@ def _refuse_a_cloud_without_its_database(directory: DataDir, options: ServeOptio
 
 
 def write_clouds_yaml(options: ServeOptions) -> Path:
+    import yaml
+
     directory = DataDir(options.data_dir)
 
     def entry(user: str, password: str) -> dict[str, object]:
@@ -174,11 +189,18 @@ async def serve(options: ServeOptions) -> None:
     owned = Owned()
     try:
         try:
-            cloud, seeded, schema = await open_cloud(options, owned)
+            database = await own(options, owned)
         except Failure:
             raise
         except Exception as error:
-            raise explain(error, options.opening) from error
+            raise _explained(error, options) from error
+        try:
+            cloud, seeded, schema = await open_cloud(options, database)
+        except BaseException as error:
+            await database.dispose()
+            if isinstance(error, Exception) and not isinstance(error, Failure):
+                raise _explained(error, options) from error
+            raise
         try:
             await _serve(options, sockets, cloud, seeded, schema)
         finally:
@@ -190,9 +212,19 @@ async def serve(options: ServeOptions) -> None:
         owned.release()
 
 
+def _explained(error: Exception, options: ServeOptions) -> Failure:
+    from tether.failures import explain
+
+    return explain(error, options.opening)
+
+
 async def _serve(options: ServeOptions, sockets: list[socket.socket], cloud: Cloud, seeded: bool,
                  schema: SchemaChange) -> None:
     import uvicorn
+
+    from tether.api.app import create_app
+    from tether.readiness import settle_nodes
+    from tether.reconcile.runner import ReconcileLoop
 
     if schema.upgraded:
         print(f"Tether {schema}", flush=True)
@@ -201,7 +233,7 @@ async def _serve(options: ServeOptions, sockets: list[socket.socket], cloud: Clo
         app = create_app(cloud, options.base_url)
         clouds_yaml = write_clouds_yaml(options)
     except Exception as error:
-        raise explain(error, options.opening) from error
+        raise _explained(error, options) from error
     if unsettled:
         names = ", ".join(node.name or node.uuid for node in unsettled)
         print(f"Tether: after {SETTLE_SECONDS:.0f} s, nodes {names} are still cleaning; serving anyway",
@@ -259,4 +291,4 @@ def run(options: ServeOptions) -> None:
         loop.close()
 
 
-__all__ = ["ServeOptions", "open_cloud", "run", "serve"]
+__all__ = ["ServeOptions", "open_cloud", "own", "run", "serve"]
