@@ -44,10 +44,14 @@ async def check_local_cloud(data_dir: Path, db_url: str | None = None) -> list[V
     """Every invariant violation in the cloud ``data_dir`` holds; raises ``Failure`` when it cannot be read."""
     directory = DataDir(data_dir)
     opening = Opening("tether check", directory.path, db_url or directory.database_url)
-    no_cloud = NoLocalCloud(f"no Tether cloud in {data_dir}: it has no database; `tether serve --data-dir "
-                            f"{data_dir}` makes one")
+    if db_url is None:
+        no_cloud = NoLocalCloud(f"no Tether cloud in {data_dir}: it has no database; `tether serve --data-dir "
+                                f"{data_dir}` makes one")
+    else:
+        no_cloud = NoLocalCloud(f"no Tether cloud in {opening.database}: the database is empty or missing; "
+                                f"`tether serve --db URL` makes one")
     # A check reads; it must not create an empty cloud and then call it healthy.
-    if db_url is None and not directory.database_file.is_file():
+    if opening.is_sqlite and not Path(opening.database).is_file():
         raise no_cloud
     try:
         world = open_world(directory.path, db_url, read_only=True)
