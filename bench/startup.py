@@ -1,12 +1,21 @@
-"""How long `tether serve` takes to be ready: from exec to the first answered HTTP request.
+"""How long `tether serve` takes to be ready: from exec to a bare-metal boot that would schedule.
 
 Starts the real `tether` console script N times on a fresh data directory (a first start: it
 creates the directory and the SQLite database, seeds the demo cloud, hashes the two demo
 passwords and writes clouds.yaml), and each time once more on the same directory (a restart).
-For each start it prints the wall seconds from exec to the first answered GET /identity/v3, the
-server process's CPU seconds (user + system) at that moment, and then the latency of the first
-requests a client makes: a token, then one authenticated GET in each service. The machine is
-shared, so wall time is noisy: the CPU time says what the start itself costs.
+For each start it prints:
+
+- the wall seconds from exec to the first answered GET /identity/v3, and the server process's
+  CPU seconds (user + system) at that moment, and its main thread's: the critical path, which a
+  first start's password hashing runs beside on the other core when that core is free;
+- the wall seconds from exec until a bare-metal boot would be scheduled: the later of that first
+  answer and the moment the earliest node a boot could land on (available, not in maintenance,
+  no instance: what "No valid host" is about) became available, by its provision_updated_at
+  (the server's clock is this machine's), so the token the listing needs costs nothing here;
+- the latency of the first requests a client makes: a token, then one authenticated GET in each
+  service.
+
+The machine is shared, so wall time is noisy: the CPU time says what the start itself costs.
 
 Where PYTHONDONTWRITEBYTECODE is set (as in this repository's sandbox) an editable install
 never caches Tether's own bytecode, so every start compiles its ~17,000 lines (~0.3 s of CPU);
@@ -14,7 +23,8 @@ the script says so. `python -m compileall -q src` writes the bytecode once despi
 
     python bench/startup.py [--runs N] [--tether PATH]
 
-Target on the 2-core machine: ready in under 2 s, first start and restart alike.
+Target on the 2-core machine: a bare-metal boot would schedule in under 1 s (median), first
+start and restart alike.
 """
 
 from __future__ import annotations
@@ -32,9 +42,10 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
-TARGET_SECONDS = 2.0
+TARGET_SECONDS = 1.0
 POLL_SECONDS = 0.002  # between connection attempts: short, yet the poller leaves the server a core
 FIRST_GETS = ("/compute/v2.1/servers", "/network/v2.0/networks", "/image/v2/images", "/baremetal/v1/nodes")
 
@@ -49,6 +60,13 @@ def cpu_seconds(pid: int) -> float:
     """User and system CPU time of a process so far (Linux's /proc), children it waited for included."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def main_thread_cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process's main thread so far: a start's critical path, which the
+    other threads (the password hashing of a first start) run beside when a core is free."""
+    fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(value) for value in fields[11:13]) / os.sysconf("SC_CLK_TCK")
 
 
 def request(port: int, method: str, path: str, body: object = None,
@@ -67,6 +85,8 @@ def request(port: int, method: str, path: str, body: object = None,
 class Start:
     ready: float  # wall seconds from exec to the first answered request
     cpu: float  # server CPU seconds at that moment
+    main_cpu: float  # of which its main thread's
+    schedulable: float = 0.0  # wall seconds from exec until a node a boot could land on is listed
     first: dict[str, float] = field(default_factory=dict)  # first requests' latencies, in seconds
     second: dict[str, float] = field(default_factory=dict)  # the same requests again
 
@@ -75,6 +95,7 @@ def start_once(tether: str, data_dir: Path) -> Start:
     port = free_port()
     log = (data_dir.parent / f"{data_dir.name}.log").open("ab")
     started = time.perf_counter()
+    started_wall = time.time()
     process = subprocess.Popen([tether, "serve", "--data-dir", str(data_dir), "--port", str(port)],
                                stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -83,6 +104,7 @@ def start_once(tether: str, data_dir: Path) -> Start:
                 response = request(port, "GET", "/identity/v3")
                 ready = time.perf_counter() - started
                 cpu = cpu_seconds(process.pid)
+                main_cpu = main_thread_cpu_seconds(process.pid)
                 if response.status != 200:
                     raise RuntimeError(f"GET /identity/v3 answered {response.status}")
                 break
@@ -92,7 +114,8 @@ def start_once(tether: str, data_dir: Path) -> Start:
                 if time.perf_counter() - started > 60:
                     raise RuntimeError("tether serve did not answer in 60 s") from None
                 time.sleep(POLL_SECONDS)
-        result = Start(ready, cpu)
+        result = Start(ready, cpu, main_cpu)
+        result.schedulable = max(ready, _until_schedulable(port, started_wall))
         for latencies in (result.first, result.second):
             latencies.update(_first_requests(port))
         return result
@@ -106,11 +129,43 @@ def start_once(tether: str, data_dir: Path) -> Start:
         log.close()
 
 
+AUTH = {"auth": {"identity": {"methods": ["password"], "password": {"user": {
+    "name": "admin", "domain": {"name": "Default"}, "password": "admin"}}},
+    "scope": {"project": {"name": "admin", "domain": {"name": "Default"}}}}}
+
+
+def _token(port: int) -> str:
+    response = request(port, "POST", "/identity/v3/auth/tokens", AUTH)
+    if response.status != 201:
+        raise RuntimeError(f"POST /identity/v3/auth/tokens answered {response.status}")
+    return response.getheader("X-Subject-Token") or ""
+
+
+def _until_schedulable(port: int, started_wall: float) -> float:
+    """Seconds from ``started_wall`` (epoch) until the first node a boot could be scheduled on became available."""
+    headers = {"X-Auth-Token": _token(port), "X-OpenStack-Ironic-API-Version": "1.80"}
+    while True:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection.request("GET", "/baremetal/v1/nodes?fields=provision_state,provision_updated_at,maintenance,"
+                           "instance_uuid",
+                           headers=headers)
+        response = connection.getresponse()
+        body = json.loads(response.read())
+        connection.close()
+        if response.status != 200:
+            raise RuntimeError(f"GET /baremetal/v1/nodes answered {response.status}")
+        since = [datetime.fromisoformat(node["provision_updated_at"]).timestamp() for node in body["nodes"]
+                 if node["provision_state"] == "available" and not node["maintenance"] and not node["instance_uuid"]]
+        if since:
+            return min(since) - started_wall
+        if time.time() - started_wall > 120:
+            raise RuntimeError("no node became available in 120 s")
+        time.sleep(POLL_SECONDS)
+
+
 def _first_requests(port: int) -> dict[str, float]:
     latencies: dict[str, float] = {}
-    auth = {"auth": {"identity": {"methods": ["password"], "password": {"user": {
-        "name": "admin", "domain": {"name": "Default"}, "password": "admin"}}},
-        "scope": {"project": {"name": "admin", "domain": {"name": "Default"}}}}}
+    auth = AUTH
     began = time.perf_counter()
     response = request(port, "POST", "/identity/v3/auth/tokens", auth)
     latencies["POST token"] = time.perf_counter() - began
@@ -126,8 +181,17 @@ def _first_requests(port: int) -> dict[str, float]:
     return latencies
 
 
-def bytecode_state() -> str:
+def bytecode_state(tether: str) -> str:
     """How many of Tether's modules the server will load from cached bytecode rather than compile."""
+    python = Path(tether).with_name("python")
+    if not python.exists():
+        python = Path(sys.executable)
+    # Asked of the measured installation's own interpreter: it may be another one than this.
+    result = subprocess.run([str(python), __file__, "--bytecode-state"], capture_output=True, text=True)
+    return result.stdout.strip() or f"cannot tell: {result.stderr.strip()[-200:]}"
+
+
+def _bytecode_state_here() -> str:
     spec = importlib.util.find_spec("tether")
     if spec is None or not spec.submodule_search_locations:
         return "tether is not importable from here"
@@ -149,9 +213,14 @@ def bytecode_state() -> str:
 def _summary(label: str, starts: list[Start]) -> None:
     ready = [s.ready for s in starts]
     cpu = [s.cpu for s in starts]
-    verdict = "meets" if statistics.median(ready) < TARGET_SECONDS else "MISSES"
-    print(f"{label:<12} wall median {statistics.median(ready):5.2f} s  min {min(ready):5.2f} s   "
+    main_cpu = [s.main_cpu for s in starts]
+    schedulable = [s.schedulable for s in starts]
+    verdict = "meets" if statistics.median(schedulable) < TARGET_SECONDS else "MISSES"
+    print(f"{label:<12} answers: wall median {statistics.median(ready):5.2f} s  min {min(ready):5.2f} s   "
           f"cpu median {statistics.median(cpu):5.2f} s  min {min(cpu):5.2f} s   "
+          f"main thread's cpu median {statistics.median(main_cpu):5.2f} s")
+    print(f"{'':<12} a bare-metal boot would schedule: wall median {statistics.median(schedulable):5.2f} s  "
+          f"min {min(schedulable):5.2f} s  max {max(schedulable):5.2f} s   "
           f"({verdict} the {TARGET_SECONDS:.0f} s target)")
     for name in starts[0].first:
         first = [s.first[name] * 1000 for s in starts]
@@ -164,8 +233,12 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5, help="First starts, each followed by a restart.")
     parser.add_argument("--tether", default=str(Path(sys.executable).with_name("tether")),
                         help="The tether console script (default: the one beside this Python).")
+    parser.add_argument("--bytecode-state", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    print(bytecode_state())
+    if args.bytecode_state:
+        print(_bytecode_state_here())
+        return 0
+    print(bytecode_state(args.tether))
     first: list[Start] = []
     again: list[Start] = []
     with tempfile.TemporaryDirectory(prefix="tether-startup-") as scratch:
@@ -174,7 +247,9 @@ def main() -> int:
             for kind, starts in (("first start", first), ("restart", again)):
                 start = start_once(args.tether, data_dir)
                 starts.append(start)
-                print(f"run {run + 1} {kind:<11} ready {start.ready:5.2f} s  cpu {start.cpu:5.2f} s", flush=True)
+                print(f"run {run + 1} {kind:<11} answers {start.ready:5.2f} s  cpu {start.cpu:5.2f} s "
+                      f"(main thread {start.main_cpu:4.2f} s)  "
+                      f"schedulable {start.schedulable:5.2f} s", flush=True)
     print()
     _summary("first start", first)
     _summary("restart", again)

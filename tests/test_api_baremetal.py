@@ -621,10 +621,15 @@ def test_states_maintenance_power_clean_and_rebuild(api) -> None:
 
 
 def test_a_node_being_cleaned_is_locked_409(tmp_path_factory) -> None:
-    # A server of its own whose seeded nodes clean for a minute, holding their locks (ironic's exclusive task).
+    # A server of its own whose cleaning takes a minute, holding the node's lock (ironic's exclusive task).
+    # Its new machines had nothing to wipe; node-1 has been cleaned once, so this clean takes the minute.
     cloud = start(tmp_path_factory.mktemp("locked"), clean_seconds=60)
     try:
         api = Api(cloud.base_url, token(cloud.base_url))
+        assert api.node("node-1")["provision_state"] == "available"
+        assert api.provision("node-1", "manage").status_code == 202
+        api.wait_for("node-1", "manageable")
+        assert api.provision("node-1", "provide").status_code == 202
         node = api.node("node-1")
         assert (node["provision_state"], node["reservation"]) == ("cleaning", node["conductor"])
         locked = api.provision("node-1", "active")

@@ -23,6 +23,7 @@ from sqlalchemy import Connection, create_engine, inspect, update
 from sqlalchemy.schema import CreateTable
 
 from tether.config import DataDir
+from tether.exits import ExitCode
 from tether.store import alembic_runner
 from tether.store.database import Database
 from tether.store.schema_revision import (
@@ -225,7 +226,7 @@ async def test_tether_serve_and_check_refuse_a_newer_database_in_one_line(tmp_pa
     for args in (["serve", "--port", str(free_port())], ["check"]):
         result = subprocess.run([str(TETHER), *args, "--data-dir", str(directory.path)], capture_output=True,
                                 text=True, timeout=120, env=env)
-        assert result.returncode not in (0, 3), (args, result.returncode, result.stdout, result.stderr)
+        assert result.returncode == ExitCode.SCHEMA_TOO_NEW, (args, result.returncode, result.stdout, result.stderr)
         assert "Traceback" not in result.stderr + result.stdout, result.stderr
         assert "Tether http" not in result.stdout  # never served
         [line] = result.stderr.splitlines()

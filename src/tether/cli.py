@@ -12,11 +12,14 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from tether.config import DEFAULT_DATA_DIR, DataDir
+from tether.exits import CHECK_EXITS, SERVE_EXITS, exit_codes_help
 from tether.runtime.bugs import Bug
 from tether.runtime.checkpoints import CHECKPOINTS, checkpoint_names
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from tether.failures import Opening
 
 app = typer.Typer(help="Tether: an OpenStack-compatible control plane that does not leak.", no_args_is_help=True)
 faults_app = typer.Typer(help="Fault injection at named checkpoints.", no_args_is_help=True)
@@ -191,21 +194,22 @@ def explore(
     raise typer.Exit(VIOLATIONS_FOUND if outcome.violated else 0)
 
 
-@app.command()
+@app.command(help="Run a whole OpenStack-compatible cloud in this process.\n\n" + exit_codes_help(SERVE_EXITS))
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port for every service.")] = 6080,
+    port: Annotated[int, typer.Option(help="Port for every service (0: any free one, named in the banner).")] = 6080,
     data_dir: Annotated[Path, typer.Option("--data-dir", help="Where the cloud keeps its state.")] = DEFAULT_DATA_DIR,
     db: Annotated[str | None, typer.Option("--db", help="Database URL (default: SQLite in the data dir).")] = None,
     fault: Annotated[list[str] | None, typer.Option("--fault", help="POINT=ACTION[*N]")] = None,
     emulate_bug: Annotated[list[str] | None, typer.Option("--emulate-bug", help="Behave like upstream.")] = None,
     deploy_seconds: Annotated[float, typer.Option(help="Fake hardware: deploy until the ramdisk calls back.")] = 5.0,
-    clean_seconds: Annotated[float, typer.Option(help="Fake hardware: how long cleaning takes.")] = 2.0,
+    clean_seconds: Annotated[float, typer.Option(help="Fake hardware: how long cleaning takes (a new machine's "
+                                                      "first clean has nothing to wipe and takes none).")] = 2.0,
     reconcile_interval: Annotated[float, typer.Option(help="Seconds between reconciler passes.")] = 10.0,
     admin_password: Annotated[str, typer.Option(envvar="TETHER_ADMIN_PASSWORD")] = "admin",
     demo_password: Annotated[str, typer.Option(envvar="TETHER_DEMO_PASSWORD")] = "demo",
+    debug: Annotated[bool, typer.Option("--debug", help="On a failure, print its traceback too.")] = False,
 ) -> None:
-    """Run a whole OpenStack-compatible cloud in this process."""
     if db is None and not DataDir(data_dir.expanduser()).database_file.exists():
         from tether.services.identity.passwords import hash_early
 
@@ -217,40 +221,52 @@ def serve(
     from tether.runtime.bugs import Bugs, UnknownBug
     from tether.runtime.faults import FaultPlan, FaultRuleError
     from tether.server import ServeOptions, run
-    from tether.store.database import DatabaseUrlError, async_url
 
     try:
         FaultPlan.parse(fault or [])
         Bugs(emulate_bug or [])
-        if db:
-            async_url(db)
-    except (FaultRuleError, UnknownBug, DatabaseUrlError) as error:
+    except (FaultRuleError, UnknownBug) as error:
         raise typer.BadParameter(str(error)) from None
+    if db:
+        from tether.store.database import DatabaseUrlError, async_url
+
+        try:
+            async_url(db)
+        except DatabaseUrlError as error:
+            raise typer.BadParameter(str(error)) from None
+    options = ServeOptions(host=host, port=port, data_dir=data_dir.expanduser(), db=db, faults=fault or [],
+                           bugs=emulate_bug or [], deploy_seconds=deploy_seconds, clean_seconds=clean_seconds,
+                           reconcile_interval=reconcile_interval,
+                           admin_password=admin_password, demo_password=demo_password)
     try:
-        run(ServeOptions(host=host, port=port, data_dir=data_dir.expanduser(), db=db, faults=fault or [],
-                         bugs=emulate_bug or [], deploy_seconds=deploy_seconds, clean_seconds=clean_seconds,
-                         reconcile_interval=reconcile_interval,
-                         admin_password=admin_password, demo_password=demo_password))
-    except _store_errors() as error:  # opening the store: a line, as check and scenario run print it
-        _fail(error)
+        run(options)
+    except Exception as error:
+        _exit_with(error, options.opening, debug)
 
 
-@app.command()
+@app.command(help="Read the whole system and print every invariant violation; exit 3 if there is any. It "
+                  "only reads: it runs beside the server, and on a read-only copy or a backup of its data "
+                  "dir.\n\n" + exit_codes_help(CHECK_EXITS))
 def check(
     data_dir: Annotated[Path, typer.Option("--data-dir", help="The cloud's data directory.")] = DEFAULT_DATA_DIR,
     db: Annotated[str | None, typer.Option("--db", help="Database URL (default: the data directory's SQLite).")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="On a failure, print its traceback too.")] = False,
 ) -> None:
-    """Read the whole system and print every invariant violation; exit 3 if there is any."""
-    from tether.local_cloud import NoLocalCloud, check_local_cloud
-    from tether.store.database import DatabaseUrlError
+    from tether.local_cloud import check_local_cloud
+    from tether.store.database import DatabaseUrlError, async_url
 
     try:
-        violations = asyncio.run(check_local_cloud(data_dir, db))
+        if db:
+            async_url(db)
     except DatabaseUrlError as error:
         raise typer.BadParameter(str(error), param_hint="--db") from None
-    except (*_store_errors(), NoLocalCloud) as error:
-        _fail(error)
+    try:
+        violations = asyncio.run(check_local_cloud(data_dir, db))
+    except Exception as error:
+        from tether.failures import Opening
+
+        _exit_with(error, Opening("tether check", data_dir, db or DataDir(data_dir).database_url), debug)
     if as_json:
         typer.echo(json.dumps({"violations": [v.as_dict() for v in violations]}, indent=2))
     elif not violations:
@@ -265,6 +281,22 @@ def check(
             line = Text.assemble(("VIOLATION", "red"), f" {violation.invariant}: {violation.evidence} ({resources})")
             console.print(line, soft_wrap=True)
     raise typer.Exit(VIOLATIONS_FOUND if violations else 0)
+
+
+def _exit_with(error: Exception, opening: Opening, debug: bool) -> NoReturn:
+    """A failure in a line (or two), its traceback only with --debug, and the exit code that names it."""
+    import traceback
+
+    from rich.markup import escape
+
+    from tether.exits import Failure
+    from tether.failures import explain
+
+    failure = error if isinstance(error, Failure) else explain(error, opening)
+    if debug:
+        traceback.print_exception(error)
+    _console(stderr=True).print(f"[red]error:[/red] {escape(str(failure))}", soft_wrap=True)
+    raise typer.Exit(int(failure.code))
 
 
 def _store_errors() -> tuple[type[BaseException], ...]:

@@ -1,10 +1,14 @@
-"""Opening a cloud that lives in a data directory (what `check` reads; `serve` keeps it there)."""
+"""Opening a cloud that lives in a data directory: what `check` reads, as `serve` keeps it there.
+
+A check only reads, so it can run beside the server that owns the data dir, on a read-only copy,
+or on a backup: the database is opened read-only (SQLite's ``mode=ro``, PostgreSQL's read-only
+transactions), the hardware's journals are read and not compacted, and nothing is created, not
+even the schema. A database that needs an upgrade is reported, not upgraded.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-
-from sqlalchemy.engine import make_url
 
 from tether.audit.local import collect
 from tether.cloud import Cloud, World
@@ -12,32 +16,55 @@ from tether.config import DataDir
 from tether.domain.invariants import Violation, check_all
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
+from tether.exits import ExitCode, Failure
+from tether.failures import Opening, explain
 from tether.runtime.runtime import Runtime
 from tether.store.database import Database
 
 
-class NoLocalCloud(LookupError):
+class NoLocalCloud(Failure):
     """The data directory holds no cloud: nothing was ever served from it."""
 
+    def __init__(self, message: str) -> None:
+        super().__init__(ExitCode.NOT_TETHERS, message)
 
-def open_world(data_dir: Path, db_url: str | None = None, **hardware_options: float) -> World:
-    directory = DataDir(data_dir).ensure()
-    database = Database(db_url or directory.database_url)
+
+def open_world(data_dir: Path, db_url: str | None = None, *, read_only: bool = False,
+               **hardware_options: float) -> World:
+    """The store and the hardware a data dir holds; ``read_only`` opens them so that nothing is written."""
+    directory = DataDir(data_dir) if read_only else DataDir(data_dir).ensure()
+    database = Database(db_url or directory.database_url, read_only=read_only,
+                        application_name="tether check" if read_only else None)
     # The hardware keeps its state in the data directory too, as `tether serve` has it.
-    hardware = FakeHardware(path=directory.hardware_state, **hardware_options)
-    return World(database, FakeHypervisor(directory.hypervisor_state), hardware)
+    hardware = FakeHardware(path=directory.hardware_state, read_only=read_only, **hardware_options)
+    return World(database, FakeHypervisor(directory.hypervisor_state, read_only=read_only), hardware)
 
 
 async def check_local_cloud(data_dir: Path, db_url: str | None = None) -> list[Violation]:
-    database_file = make_url(DataDir(data_dir).database_url).database
-    if db_url is None and not (database_file and Path(database_file).is_file()):
-        # A check reads; it must not create an empty cloud and then call it healthy.
-        raise NoLocalCloud(f"no Tether cloud in {data_dir}: it has no database; `tether serve --data-dir "
-                           f"{data_dir}` makes one")
-    world = open_world(data_dir, db_url)
+    """Every invariant violation in the cloud ``data_dir`` holds; raises ``Failure`` when it cannot be read."""
+    directory = DataDir(data_dir)
+    opening = Opening("tether check", directory.path, db_url or directory.database_url)
+    if db_url is None:
+        no_cloud = NoLocalCloud(f"no Tether cloud in {data_dir}: it has no database; `tether serve --data-dir "
+                                f"{data_dir}` makes one")
+    else:
+        no_cloud = NoLocalCloud(f"no Tether cloud in {opening.database}: the database is empty or missing; "
+                                f"`tether serve --db URL` makes one")
+    # A check reads; it must not create an empty cloud and then call it healthy.
+    if opening.is_sqlite and not Path(opening.database).is_file():
+        raise no_cloud
     try:
-        await world.database.create_schema()
+        world = open_world(directory.path, db_url, read_only=True)
+    except Exception as error:
+        raise explain(error, opening) from error
+    try:
+        if await world.database.read_schema() == "empty":
+            raise no_cloud
         cloud = Cloud(world, Runtime())
         return check_all(await collect(cloud))
+    except Failure:
+        raise
+    except Exception as error:
+        raise explain(error, opening) from error
     finally:
         await world.database.dispose()

@@ -1,8 +1,11 @@
 """`tether serve`: a whole cloud in one process, on SQLite by default.
 
-First start creates the data directory, seeds a demo cloud and writes
-clouds.yaml; later starts recover whatever the last process left
-unfinished (design rule 5) and carry on.
+A start goes in an order that makes every failure cheap: it listens first (a port in use leaves
+nothing behind), then owns the data dir and the database (a second server is refused before it
+reads or writes anything), then opens the store (creating, upgrading or refusing its schema),
+then seeds a demo cloud on a first start or recovers whatever the last process left unfinished
+(design rule 5), and answers its first request only once a bare-metal boot would find a node.
+Each failure is a ``Failure``: a line saying what to do, and an exit code of its own.
 """
 
 from __future__ import annotations
@@ -10,29 +13,32 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
+import socket
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import yaml
-
-from tether.api.app import create_app
-from tether.cloud import Cloud, World
 from tether.config import DEFAULT_DATA_DIR, DataDir
-from tether.domain.errors import identity as ie
-from tether.drivers.hardware import FakeHardware
-from tether.drivers.hypervisor import FakeHypervisor
-from tether.reconcile.runner import ReconcileLoop
-from tether.runtime.bugs import Bugs
-from tether.runtime.errors import ControlPlaneCrash
-from tether.runtime.faults import FaultPlan
-from tether.runtime.runtime import Runtime
-from tether.seeding import DemoShape, seed_demo_cloud
-from tether.store.database import Database
-from tether.store.schema_revision import SchemaChange
+from tether.exits import ExitCode, Failure
+from tether.listening import listen, port_of
+from tether.ownership import Owned
+
+# The rest of Tether (the services, the store, the API: most of a start's CPU) is imported once
+# this process owns its data dir, so a refused start ends before it pays for them.
+if TYPE_CHECKING:
+    from tether.cloud import Cloud
+    from tether.failures import Opening
+    from tether.runtime.errors import ControlPlaneCrash
+    from tether.store.database import Database
+    from tether.store.schema_revision import SchemaChange
 
 log = logging.getLogger("tether.serve")
-CRASH_EXIT = 70
+SERVER_NAME = "tether serve"  # how its PostgreSQL sessions are named, with the PID and host
+CRASH_EXIT = int(ExitCode.INTERNAL)
+# How long the first answer waits for the nodes' cleans that can finish now; past it, serve anyway.
+SETTLE_SECONDS = 30.0
 
 
 @dataclass
@@ -54,6 +60,16 @@ class ServeOptions:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
 
+    @property
+    def database_url(self) -> str:
+        return self.db or DataDir(self.data_dir).database_url
+
+    @property
+    def opening(self) -> Opening:
+        from tether.failures import Opening
+
+        return Opening("tether serve", self.data_dir, self.database_url)
+
 
 def _crash(crash: ControlPlaneCrash) -> None:
     # A crash fault is a kill -9: nothing of this process may run on.
@@ -62,14 +78,57 @@ def _crash(crash: ControlPlaneCrash) -> None:
     os._exit(CRASH_EXIT)
 
 
-async def open_cloud(options: ServeOptions) -> tuple[Cloud, bool, SchemaChange]:
-    """The cloud in the data directory; True when this start seeded it; what the start did to its schema."""
-    directory = DataDir(options.data_dir).ensure()
-    database = Database(options.db or directory.database_url)
+async def own(options: ServeOptions, owned: Owned) -> Database:
+    """Own the database and the data dir (making it on a first start); the database, not yet opened.
+
+    The database is owned first, the data dir then: a refusal by either leaves everything as it was
+    (a data dir is made only by the process that goes on to own it). A database file that does not
+    exist yet is nobody's, so it is made and owned once the data dir is.
+    """
+    directory = DataDir(options.data_dir)
+    database_file = _sqlite_file(options.database_url)
+    own_database = None if options.db else directory.path
+    if database_file is not None and database_file.exists():
+        owned.database_file(database_file, in_data_dir=own_database)
+    from tether.store.database import Database
+
+    database = Database(options.database_url,
+                        application_name=f"{SERVER_NAME} (PID {os.getpid()} on {socket.gethostname()})")
+    try:
+        if not database.is_sqlite:
+            holder = await database.hold_exclusively()
+            if holder is not None:
+                who = holder.removeprefix(SERVER_NAME).strip(" ()")
+                raise Failure(ExitCode.IN_USE,
+                              f"the database {options.opening.database} is in use by another tether serve "
+                              f"({who}); stop that one first, or give this one another --db")
+        owned.data_dir(directory.path)
+        _refuse_a_cloud_without_its_database(directory, options)
+        if database_file is not None and not owned.holds(database_file):
+            owned.database_file(database_file, in_data_dir=own_database)
+    except BaseException:
+        await database.dispose()
+        raise
+    return database
+
+
+async def open_cloud(options: ServeOptions, database: Database) -> tuple[Cloud, bool, SchemaChange]:
+    """The cloud in the owned data dir and database; True when this start seeded it; what the start
+    did to its schema."""
+    from tether.cloud import Cloud, World
+    from tether.domain.errors import identity as ie
+    from tether.drivers.hardware import FakeHardware
+    from tether.drivers.hypervisor import FakeHypervisor
+    from tether.runtime.bugs import Bugs
+    from tether.runtime.faults import FaultPlan
+    from tether.runtime.runtime import Runtime
+    from tether.seeding import DemoShape, seed_demo_cloud
+
+    directory = DataDir(options.data_dir)
     schema = await database.create_schema()
     world = World(database, FakeHypervisor(directory.hypervisor_state),
                   FakeHardware(deploy_seconds=options.deploy_seconds, clean_seconds=options.clean_seconds,
-                               path=directory.hardware_state))
+                               path=directory.hardware_state, new_machines_clean=True))
     runtime = Runtime(faults=FaultPlan.parse(options.faults), bugs=Bugs(options.bugs), on_crash=_crash)
     cloud = Cloud(world, runtime)
     try:
@@ -84,7 +143,30 @@ async def open_cloud(options: ServeOptions) -> tuple[Cloud, bool, SchemaChange]:
     return cloud, seeded, schema
 
 
+def _sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL (sqlite:///path, as --db takes it), or None."""
+    scheme, _, rest = url.partition(":///")
+    if scheme.split("+")[0] != "sqlite" or rest.split("?")[0] in ("", ":memory:"):
+        return None
+    return Path(rest.split("?")[0])
+
+
+def _refuse_a_cloud_without_its_database(directory: DataDir, options: ServeOptions) -> None:
+    """A data dir whose machines outlived its database would be seeded anew beside them: refuse it."""
+    if options.db is not None or (directory.database_file.exists() and directory.database_file.stat().st_size):
+        return
+    kept = [path.name for path in (directory.hardware_state, directory.hypervisor_state)
+            if path.exists() and path.stat().st_size]
+    if kept:
+        raise Failure(ExitCode.NOT_TETHERS,
+                      f"{directory.path} holds a cloud's machines ({', '.join(kept)}) but not its database "
+                      f"({directory.database_file.name}); restore that from a backup, or move the directory away "
+                      f"to start a new cloud")
+
+
 def write_clouds_yaml(options: ServeOptions) -> Path:
+    import yaml
+
     directory = DataDir(options.data_dir)
 
     def entry(user: str, password: str) -> dict[str, object]:
@@ -101,34 +183,78 @@ def write_clouds_yaml(options: ServeOptions) -> Path:
 
 
 async def serve(options: ServeOptions) -> None:
+    """Start (raising ``Failure`` when it cannot, having changed as little as it could), then serve."""
+    sockets = listen(options.host, options.port)
+    options.port = port_of(sockets)  # --port 0: the one the kernel chose
+    owned = Owned()
+    try:
+        try:
+            database = await own(options, owned)
+        except Failure:
+            raise
+        except Exception as error:
+            raise _explained(error, options) from error
+        try:
+            cloud, seeded, schema = await open_cloud(options, database)
+        except BaseException as error:
+            await database.dispose()
+            if isinstance(error, Exception) and not isinstance(error, Failure):
+                raise _explained(error, options) from error
+            raise
+        try:
+            await _serve(options, sockets, cloud, seeded, schema)
+        finally:
+            await cloud.rt.cancel_background()
+            await cloud.world.database.dispose()
+    finally:
+        for sock in sockets:
+            sock.close()
+        owned.release()
+
+
+def _explained(error: Exception, options: ServeOptions) -> Failure:
+    from tether.failures import explain
+
+    return explain(error, options.opening)
+
+
+async def _serve(options: ServeOptions, sockets: list[socket.socket], cloud: Cloud, seeded: bool,
+                 schema: SchemaChange) -> None:
     import uvicorn
 
-    cloud, seeded, schema = await open_cloud(options)
+    from tether.api.app import create_app
+    from tether.readiness import settle_nodes
+    from tether.reconcile.runner import ReconcileLoop
+
     if schema.upgraded:
         print(f"Tether {schema}", flush=True)
-    app = create_app(cloud, options.base_url)
-    clouds_yaml = write_clouds_yaml(options)
-    config = uvicorn.Config(app, host=options.host, port=options.port, log_level="warning", access_log=False,
-                            lifespan="off")
+    try:
+        unsettled = await settle_nodes(cloud, SETTLE_SECONDS)
+        app = create_app(cloud, options.base_url)
+        clouds_yaml = write_clouds_yaml(options)
+    except Exception as error:
+        raise _explained(error, options) from error
+    if unsettled:
+        names = ", ".join(node.name or node.uuid for node in unsettled)
+        print(f"Tether: after {SETTLE_SECONDS:.0f} s, nodes {names} are still cleaning; serving anyway",
+              file=sys.stderr, flush=True)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)
     reconcilers = ReconcileLoop(cloud, resync_interval=options.reconcile_interval)
     cloud.rt.spawn(reconcilers.work(), name="reconcilers", daemon=True)
     cloud.rt.spawn(reconcilers.resync(), name="reconcilers.resync", daemon=True)
 
     started = server.startup
-    async def announce(sockets: object = None) -> None:
-        await started(sockets)  # type: ignore[arg-type]
+
+    async def announce(sockets: list[socket.socket] | None = None) -> None:
+        await started(sockets)
         state = "seeded a new demo cloud" if seeded else "recovered the existing cloud"
         print(f"Tether {options.base_url} ({state} in {options.data_dir})\n"
               f"  export OS_CLIENT_CONFIG_FILE={clouds_yaml}\n"
               f"  openstack --os-cloud tether server list", flush=True)
 
     server.startup = announce  # type: ignore[method-assign]
-    try:
-        await server.serve()
-    finally:
-        await cloud.rt.cancel_background()
-        await cloud.world.database.dispose()
+    await server.serve(sockets=sockets)
 
 
 def _event_loop() -> asyncio.AbstractEventLoop:
@@ -141,15 +267,28 @@ def _event_loop() -> asyncio.AbstractEventLoop:
     return uvloop.new_event_loop()
 
 
+class Terminated(SystemExit):
+    """SIGTERM: stop as Ctrl-C stops, the database closed and the locks let go. A SystemExit, which
+    asyncio (and uvloop) let out of whatever task it interrupts, as they do KeyboardInterrupt."""
+
+
+def _terminated(_signal: int, _frame: object) -> None:
+    raise Terminated
+
+
 def run(options: ServeOptions) -> None:
+    """Serve until Ctrl-C or SIGTERM; raises ``Failure`` when the cloud cannot start."""
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # uvicorn handles SIGTERM while it serves, then raises it again once it has stopped: by default
+    # that would kill the process before the database is closed (its WAL left to the next start).
+    signal.signal(signal.SIGTERM, _terminated)
     loop = _event_loop()
     try:
         loop.run_until_complete(serve(options))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Terminated):
         pass
     finally:
         loop.close()
 
 
-__all__ = ["ServeOptions", "open_cloud", "run", "serve"]
+__all__ = ["ServeOptions", "open_cloud", "own", "run", "serve"]

@@ -39,14 +39,20 @@ class _Failure:
 
 
 class FakeHardware:
+    """``new_machines_clean``: a machine that was never deployed nor cleaned has nothing on its disks
+    to wipe, so its first clean is done at once (``tether serve``'s demo nodes are usable as soon as
+    they are provided); every later clean takes ``clean_seconds``."""
+
     def __init__(
-        self, *, deploy_seconds: float = 10.0, clean_seconds: float = 5.0, path: Path | None = None
+        self, *, deploy_seconds: float = 10.0, clean_seconds: float = 5.0, path: Path | None = None,
+        new_machines_clean: bool = False, read_only: bool = False,
     ) -> None:
         if deploy_seconds < 0 or clean_seconds < 0:
             raise ValueError("deploy_seconds and clean_seconds must not be negative")
         self.deploy_seconds = deploy_seconds
         self.clean_seconds = clean_seconds
-        self._journal = Journal(path) if path is not None else None
+        self.new_machines_clean = new_machines_clean
+        self._journal = Journal(path, read_only=read_only) if path is not None else None
         self._machines: dict[str, Machine] = {}
         self._failures: dict[tuple[str, str], _Failure] = {}
         self._load()
@@ -109,9 +115,10 @@ class FakeHardware:
         """Wipe the disks; returns when cleaning will be done. The deployed image is gone."""
         self._check(node_uuid, "clean")
         machine = self._machine(node_uuid)
+        wiped = self.new_machines_clean and machine.clean_started_at is None and machine.deploy_started_at is None
         machine.deploy_started_at = machine.deploy_callback_at = None
         machine.clean_started_at = now
-        machine.clean_done_at = now + self.clean_seconds
+        machine.clean_done_at = now if wiped else now + self.clean_seconds
         self._save(node_uuid)
         return machine.clean_done_at
 

@@ -26,8 +26,8 @@ class HypervisorError(Exception):
 
 
 class FakeHypervisor:
-    def __init__(self, path: Path | None = None) -> None:
-        self._journal = Journal(path) if path is not None else None
+    def __init__(self, path: Path | None = None, *, read_only: bool = False) -> None:
+        self._journal = Journal(path, read_only=read_only) if path is not None else None
         self._interfaces: dict[tuple[str, str, str], GuestInterface] = {}
         self._domains: set[tuple[str, str]] = set()
         self._report: Callable[[object], None] | None = None

@@ -12,10 +12,11 @@ transaction never spans a point where another operation could interleave.
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy import exc as sa_exc
@@ -28,10 +29,14 @@ from tether.runtime.transactions import in_transaction
 from tether.store.connection import StoreConnection
 from tether.store.schema_revision import SchemaChange
 from tether.store.unit_of_work import UnitOfWork, UnitOfWorkScope
-from tether.store.upgrade import upgrade_schema
+from tether.store.upgrade import read_schema, upgrade_schema
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
+
+
+# PostgreSQL's advisory lock that one `tether serve` per database holds: ("teth", 1).
+_ADVISORY_KEY = (0x74657468, 1)
 
 
 class DatabaseUrlError(ValueError):
@@ -54,16 +59,24 @@ def async_url(url: str) -> str:
 
 
 class Database:
-    """The engine and the discipline around it. Shared by every incarnation in a process."""
+    """The engine and the discipline around it. Shared by every incarnation in a process.
 
-    def __init__(self, url: str, *, schema: str | None = None, pool_size: int = 10) -> None:
+    ``read_only`` opens the store so that nothing can be written through it (``tether check``):
+    SQLite with ``mode=ro``, PostgreSQL with every transaction read-only. ``application_name``
+    names this process's connections to PostgreSQL, as ``pg_stat_activity`` shows them.
+    """
+
+    def __init__(self, url: str, *, schema: str | None = None, pool_size: int = 10, read_only: bool = False,
+                 application_name: str | None = None) -> None:
         self.url = url
+        self.read_only = read_only
         target = async_url(url)
         self.is_sqlite = target.startswith("sqlite")
         self._write_lock = asyncio.Lock() if self.is_sqlite else None
         self._sqlite: Engine | None = None
         self._sqlite_held: Connection | None = None
         self._inline: InlineConnection | None = None
+        self._owner: Any = None  # the connection holding PostgreSQL's advisory lock (hold_exclusively)
         if self.is_sqlite:
             in_memory = make_url(target).database in (None, "", ":memory:")
             # One connection: a memory database lives exactly as long as it (scenarios, the explorer).
@@ -71,14 +84,24 @@ class Database:
             # SQLite runs in this process: a statement takes microseconds, less than handing it to
             # a thread and back would. So statements run inline, one connection, one transaction at
             # a time (the write lock below).
-            self._sqlite = create_engine(make_url(target), connect_args={"timeout": 30, "check_same_thread": False},
-                                         **pooling)
-            event.listen(self._sqlite, "connect", _sqlite_pragmas)
+            if read_only and not in_memory:
+                self._sqlite = create_engine("sqlite+pysqlite://", creator=_read_only_sqlite(make_url(target).database),
+                                             poolclass=StaticPool)
+                event.listen(self._sqlite, "connect", _sqlite_read_pragmas)
+            else:
+                self._sqlite = create_engine(make_url(target), connect_args={"timeout": 30, "check_same_thread": False},
+                                             **pooling)
+                event.listen(self._sqlite, "connect", _sqlite_pragmas)
             self.engine = None  # type: ignore[assignment]
         else:
-            connect_args: dict[str, Any] = {}
+            settings: dict[str, str] = {}
             if schema:
-                connect_args["server_settings"] = {"search_path": schema}
+                settings["search_path"] = schema
+            if read_only:
+                settings["default_transaction_read_only"] = "on"
+            if application_name:
+                settings["application_name"] = application_name[:63]  # PostgreSQL keeps no more (NAMEDATALEN)
+            connect_args = {"server_settings": settings} if settings else {}
             from sqlalchemy.ext.asyncio import create_async_engine  # PostgreSQL only: it costs 0.2 s to import
 
             self.engine = create_async_engine(
@@ -96,9 +119,54 @@ class Database:
         or one whose tables carry no version.
         """
         async with self.begin() as conn:
-            return await conn.run_sync(upgrade_schema)
+            change = await conn.run_sync(upgrade_schema)
+        if self._sqlite is not None and not self.read_only:
+            # Only once the database is known to be Tether's: WAL mode is written into the file, and
+            # a database refused above (another application's, a newer Tether's) is left as it was.
+            async with self._write_lock:  # type: ignore[union-attr]
+                self._inline_connection().raw.execute("PRAGMA journal_mode=WAL")
+        return change
+
+    async def read_schema(self) -> Literal["empty", "current"]:
+        """Where the schema stands, found without writing: see ``upgrade.read_schema``."""
+        async with self.begin() as conn:
+            return await conn.run_sync(read_schema)
+
+    async def hold_exclusively(self) -> str | None:
+        """Take PostgreSQL's advisory lock for one `tether serve` per database, held on a connection of
+        its own until ``dispose``; None when taken, else who holds it (its ``application_name``).
+
+        The lock is the server's: it goes with the session, so a process killed outright lets go of it.
+        """
+        from sqlalchemy import text
+
+        connection = await self.engine.connect()
+        try:
+            taken = (await connection.execute(text("SELECT pg_try_advisory_lock(:a, :b)"),
+                                              {"a": _ADVISORY_KEY[0], "b": _ADVISORY_KEY[1]})).scalar()
+            holder = None
+            if not taken:
+                found = await connection.execute(text(
+                    "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+                    "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = :a AND l.objid = :b "
+                    "AND l.objsubid = 2 AND l.database = (SELECT oid FROM pg_database "
+                    "WHERE datname = current_database())"), {"a": _ADVISORY_KEY[0], "b": _ADVISORY_KEY[1]})
+                holder = found.scalar() or "another process"
+            # A session lock outlives the transaction: commit, so the connection does not idle in one.
+            await connection.commit()
+        except BaseException:
+            await connection.close()
+            raise
+        if holder is not None:
+            await connection.close()
+            return holder
+        self._owner = connection
+        return None
 
     async def dispose(self) -> None:
+        if self._owner is not None:
+            await self._owner.close()
+            self._owner = None
         if self._sqlite is not None:
             if self._sqlite_held is not None:
                 self._sqlite_held.close()
@@ -192,6 +260,11 @@ class InlineConnection:
         self.dialect = connection.dialect
         self._raw = connection.connection.driver_connection
 
+    @property
+    def raw(self) -> sqlite3.Connection:
+        """The sqlite3 connection itself, for what must run outside any transaction."""
+        return self._raw  # type: ignore[no-any-return]
+
     def commit(self) -> None:
         if self.sync_connection.in_transaction():
             self.sync_connection.commit()
@@ -257,9 +330,39 @@ class PooledConnection:
         await self.connection.exec_driver_sql(sql, rows)  # type: ignore[arg-type]
 
 
+def _read_only_sqlite(path: str | None) -> Any:
+    """A connection factory for ``path`` that writes neither the database nor anything beside it.
+
+    With a -wal file beside it, the database is in use (or was, by a process that died): ``mode=ro``
+    reads it through that WAL and its -shm index, even on a read-only medium, and sees every
+    committed transaction; the -shm is the live server's shared memory, which every reader takes
+    part in. Without one, every committed page is in the database file, yet ``mode=ro`` would still
+    create a -wal and a -shm to read a WAL-mode database: it is opened ``immutable`` instead, which
+    reads the file alone and takes no locks. (A server starting meanwhile writes to a new WAL, which
+    such a read does not see, and moves pages into the file only after a thousand of them.)
+    """
+    import urllib.parse
+
+    resolved = os.path.abspath(path or "")
+    uri = f"file:{urllib.parse.quote(resolved)}?mode=ro"
+
+    def connect() -> sqlite3.Connection:
+        settled = not os.path.exists(resolved + "-wal")
+        return sqlite3.connect(uri + ("&immutable=1" if settled else ""), uri=True, timeout=30,
+                               check_same_thread=False)
+
+    return connect
+
+
+def _sqlite_read_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA query_only=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=30000")

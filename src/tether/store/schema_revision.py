@@ -51,5 +51,16 @@ class SchemaTooNew(SchemaError):
             f"know (its newest is {head}); upgrade Tether to open it")
 
 
+class SchemaTooOld(SchemaError):
+    """The database needs an upgrade, and whoever opened it only reads (``tether check``)."""
+
+    def __init__(self, revision: str, head: str) -> None:
+        self.revision = revision
+        self.head = head
+        super().__init__(
+            f"the database is at schema revision {revision}, older than this Tether {__version__}'s {head}; "
+            f"`tether serve` upgrades it on its next start, and a check reads only the current schema")
+
+
 class SchemaUnrecognised(SchemaError):
     """The database holds tables but no version Tether can place them at."""
