@@ -66,6 +66,10 @@ class Cloud:
         # The hardware outlives incarnations; it reports to whichever one is alive now.
         world.hypervisor.report_to(self.bus.publish)
 
+    def unusual(self) -> list[str]:
+        """What makes this cloud misbehave on purpose: each emulated bug and each fault rule in force."""
+        return [f"bug={bug}" for bug in sorted(self.rt.bugs.names)] + [f"fault={rule}" for rule in self.rt.faults.rules]
+
     def _subscribe(self) -> None:
         """Every reaction of one service to another's news, in this one place."""
         self.bus.subscribe(ComputeNotified, self._notify_compute)

@@ -252,9 +252,21 @@ async def _serve(options: ServeOptions, sockets: list[socket.socket], cloud: Clo
         print(f"Tether {options.base_url} ({state} in {options.data_dir})\n"
               f"  export OS_CLIENT_CONFIG_FILE={clouds_yaml}\n"
               f"  openstack --os-cloud tether server list", flush=True)
+        _warn_unusual(cloud)
 
     server.startup = announce  # type: ignore[method-assign]
     await server.serve(sockets=sockets)
+
+
+def _warn_unusual(cloud: Cloud) -> None:
+    """Say loudly what makes this cloud misbehave on purpose: it will, and a user must know why."""
+    descriptions = {f"bug={bug}": bug.description for bug in cloud.rt.bugs.names}
+    colour = sys.stdout.isatty()
+    for item in cloud.unusual():
+        kind, _, name = item.partition("=")
+        text = f"emulating upstream bug {name}: {descriptions[item]}" if kind == "bug" else f"fault rule {name}"
+        print(f"\033[1;33m  WARNING {text}\033[0m" if colour else f"  WARNING {text}", flush=True)
+        log.warning(text)
 
 
 def _event_loop() -> asyncio.AbstractEventLoop:

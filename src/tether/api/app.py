@@ -54,7 +54,7 @@ def _error(request: Request, status: int, message: str, kind: str | None = None,
 def create_app(cloud: Cloud, base_url: str) -> Any:
     """The whole API, as one ASGI application."""
     services = {name: _service(cloud, base_url, name, openapi_url=None) for name in SERVICES}
-    return TetherMiddleware(services, _Documents(cloud, base_url))
+    return TetherMiddleware(services, _Documents(cloud, base_url), emulating=cloud.unusual())
 
 
 def _service(cloud: Cloud, base_url: str, *names: str, openapi_url: str | None) -> FastAPI:

@@ -21,10 +21,13 @@ Scope = dict[str, Any]
 class TetherMiddleware:
     """Hands each request to its service's application (``others`` for any other path)."""
 
-    def __init__(self, services: dict[str, Any], others: Any, max_body: int = MAX_BODY) -> None:
+    def __init__(self, services: dict[str, Any], others: Any, max_body: int = MAX_BODY,
+                 emulating: list[str] | None = None) -> None:
         self.services = services
         self.others = others
         self.max_body = max_body
+        # Every answer of a cloud that misbehaves on purpose says so, so that tools can tell.
+        self.always = [(b"x-tether-emulating", ", ".join(emulating).encode())] if emulating else []
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         service = service_of(scope["path"])
@@ -36,7 +39,7 @@ class TetherMiddleware:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         state = scope.setdefault("state", {})
         state["request_id"] = request_id
-        extra: list[tuple[bytes, bytes]] = [(b"x-openstack-request-id", request_id.encode())]
+        extra: list[tuple[bytes, bytes]] = [(b"x-openstack-request-id", request_id.encode()), *self.always]
         try:
             if service == "compute":
                 version = versions.negotiate("compute", versions.requested("compute", headers), versions.COMPUTE_MIN,
