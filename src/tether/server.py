@@ -260,11 +260,10 @@ async def _serve(options: ServeOptions, sockets: list[socket.socket], cloud: Clo
 
 def _warn_unusual(cloud: Cloud) -> None:
     """Say loudly what makes this cloud misbehave on purpose: it will, and a user must know why."""
-    descriptions = {f"bug={bug}": bug.description for bug in cloud.rt.bugs.names}
     colour = sys.stdout.isatty()
-    for item in cloud.unusual():
-        kind, _, name = item.partition("=")
-        text = f"emulating upstream bug {name}: {descriptions[item]}" if kind == "bug" else f"fault rule {name}"
+    texts = [f"emulating upstream bug {bug}: {bug.description}" for bug in sorted(cloud.rt.bugs.names)]
+    texts += [f"fault rule {rule}" for rule in cloud.rt.faults.rules]
+    for text in texts:
         print(f"\033[1;33m  WARNING {text}\033[0m" if colour else f"  WARNING {text}", flush=True)
         log.warning(text)
 

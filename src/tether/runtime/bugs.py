@@ -92,12 +92,6 @@ class Bugs:
     def __init__(self, names: list[str] | tuple[str, ...] | frozenset[str] = ()) -> None:
         self.names: frozenset[Bug] = frozenset(parse_bug(name) for name in names)
 
-    def __contains__(self, bug: Bug) -> bool:
-        return bug in self.names
-
-    def __bool__(self) -> bool:
-        return bool(self.names)
-
 
 def parse_bug(name: str) -> Bug:
     try:
