@@ -20,7 +20,7 @@ def test_an_emulated_bug_and_a_fault_rule_are_announced_and_answered_with(tmp_pa
         printed = cloud.log.read_text()
         assert "WARNING emulating upstream bug zombie-interface-on-attach-race: the port-deleted event" in printed
         assert f"WARNING fault rule {RULE}" in printed
-        assert f"WARNING tether.serve: fault rule {RULE}" in printed  # the log line, beside the banner's
+        assert f"WARNING tether.serve [-] fault rule {RULE}" in printed  # the log line, beside the banner's
     finally:
         cloud.stop()
 

@@ -13,6 +13,7 @@ import typer
 
 from tether.config import DEFAULT_DATA_DIR, DataDir
 from tether.exits import CHECK_EXITS, SERVE_EXITS, exit_codes_help
+from tether.logs import LogLevel, LogSettings
 from tether.runtime.bugs import Bug
 from tether.runtime.checkpoints import CHECKPOINTS, checkpoint_names
 
@@ -208,6 +209,13 @@ def serve(
     reconcile_interval: Annotated[float, typer.Option(help="Seconds between reconciler passes.")] = 10.0,
     admin_password: Annotated[str, typer.Option(envvar="TETHER_ADMIN_PASSWORD")] = "admin",
     demo_password: Annotated[str, typer.Option(envvar="TETHER_DEMO_PASSWORD")] = "demo",
+    log_level: Annotated[LogLevel | None, typer.Option(
+        "--log-level", case_sensitive=False,
+        help="What is logged: info adds a line per request and per instance or node state change. "
+             "[default: info into --log-file, warning on the terminal]")] = None,
+    log_file: Annotated[Path | None, typer.Option(
+        "--log-file", help="Also log there (appended; reopened when logrotate moves it). The terminal "
+                           "then shows only warnings.")] = None,
     debug: Annotated[bool, typer.Option("--debug", help="On a failure, print its traceback too.")] = False,
 ) -> None:
     if db is None and not DataDir(data_dir.expanduser()).database_file.exists():
@@ -237,7 +245,9 @@ def serve(
     options = ServeOptions(host=host, port=port, data_dir=data_dir.expanduser(), db=db, faults=fault or [],
                            bugs=emulate_bug or [], deploy_seconds=deploy_seconds, clean_seconds=clean_seconds,
                            reconcile_interval=reconcile_interval,
-                           admin_password=admin_password, demo_password=demo_password)
+                           admin_password=admin_password, demo_password=demo_password,
+                           log=LogSettings(level=log_level.value if log_level else None,
+                                           file=log_file.expanduser() if log_file else None))
     try:
         run(options)
     except Exception as error:

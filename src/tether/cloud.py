@@ -7,13 +7,21 @@ plane running on it; a restart is a new ``Cloud`` on the same ``World``.
 
 from __future__ import annotations
 
+import logging
 import random
 from dataclasses import dataclass
 from typing import Any
 
 from argon2 import PasswordHasher, profiles
 
-from tether.domain.events import ComputeNotified, GuestDevicePlugged, GuestDeviceUnplugged, InstanceReleased
+from tether.domain.events import (
+    ComputeNotified,
+    GuestDevicePlugged,
+    GuestDeviceUnplugged,
+    InstanceReleased,
+    InstanceStateChanged,
+    NodeStateChanged,
+)
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.emulation import Emulation, emulate
@@ -26,6 +34,9 @@ from tether.services.identity.service import IdentityService
 from tether.services.image import ImageService
 from tether.services.network import NetworkService
 from tether.store.database import Database, Store
+
+compute_log = logging.getLogger("tether.compute")
+baremetal_log = logging.getLogger("tether.baremetal")
 
 
 @dataclass
@@ -80,6 +91,8 @@ class Cloud:
             self.network.port_plugged(plugged.port_id), name=f"agent.plugged:{plugged.port_id[:8]}"))
         self.bus.subscribe(GuestDeviceUnplugged, lambda unplugged: self.rt.spawn(
             self.network.port_unplugged(unplugged.port_id), name=f"agent.unplugged:{unplugged.port_id[:8]}"))
+        self.bus.subscribe(InstanceStateChanged, _log_instance_state)
+        self.bus.subscribe(NodeStateChanged, _log_node_state)
 
     def _notify_compute(self, notified: ComputeNotified) -> None:
         # The same path as POST /os-server-external-events, as neutron's notifier uses it.
@@ -97,3 +110,13 @@ class Cloud:
         """Resume or roll back whatever a previous incarnation left unfinished (rule 5)."""
         await self.baremetal.resume_conductor_jobs()
         await self.compute.recover()
+
+
+def _log_instance_state(changed: InstanceStateChanged) -> None:
+    (vm_before, task_before), (vm_after, task_after) = changed.before, changed.after
+    compute_log.info("instance %s: %s/%s -> %s/%s (%s)", changed.instance_uuid, vm_before, task_before or "-",
+                     vm_after, task_after or "-", changed.event)
+
+
+def _log_node_state(changed: NodeStateChanged) -> None:
+    baremetal_log.info("node %s: %s -> %s (%s)", changed.node_uuid, changed.before, changed.after, changed.event)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from tether.config import DEFAULT_DATA_DIR, DataDir
 from tether.exits import ExitCode, Failure
 from tether.listening import listen, port_of
+from tether.logs import LogSettings, configure
 from tether.ownership import Owned
 
 # The rest of Tether (the services, the store, the API: most of a start's CPU) is imported once
@@ -54,6 +55,7 @@ class ServeOptions:
     reconcile_interval: float = 10.0
     admin_password: str = "admin"
     demo_password: str = "demo"
+    log: LogSettings = field(default_factory=LogSettings)
 
     @property
     def base_url(self) -> str:
@@ -238,7 +240,8 @@ async def _serve(options: ServeOptions, sockets: list[socket.socket], cloud: Clo
         names = ", ".join(node.name or node.uuid for node in unsettled)
         print(f"Tether: after {SETTLE_SECONDS:.0f} s, nodes {names} are still cleaning; serving anyway",
               file=sys.stderr, flush=True)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    # uvicorn's loggers are left to the configuration made for tether's own (``logs.configure``).
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off")
     server = uvicorn.Server(config)
     reconcilers = ReconcileLoop(cloud, resync_interval=options.reconcile_interval)
     cloud.rt.spawn(reconcilers.work(), name="reconcilers", daemon=True)
@@ -289,7 +292,11 @@ def _terminated(_signal: int, _frame: object) -> None:
 
 def run(options: ServeOptions) -> None:
     """Serve until Ctrl-C or SIGTERM; raises ``Failure`` when the cloud cannot start."""
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        configure(options.log)
+    except OSError as error:
+        raise Failure(ExitCode.USAGE, f"cannot write the log file {options.log.file}: {error.strerror}; "
+                                      f"give --log-file a file in a directory that exists and is writable") from error
     # uvicorn handles SIGTERM while it serves, then raises it again once it has stopped: by default
     # that would kill the process before the database is closed (its WAL left to the next start).
     signal.signal(signal.SIGTERM, _terminated)

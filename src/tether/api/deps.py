@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
 
+from tether import logs
 from tether.api import jsonbody
 from tether.api.versions import Microversion
 from tether.domain.errors import TetherError
@@ -31,6 +32,7 @@ async def caller(request: Request) -> RequestContext:
     if not token_id:
         raise ie.Unauthorized()
     token = await cloud(request).identity.validate_token(token_id)
+    logs.caller_known(token.user_id, token.project_id)
     return cloud(request).identity.context_for(token, request_id=request.state.request_id)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import Depends, Request, Response
 from fastapi.responses import JSONResponse
 
+from tether import logs
 from tether.api import discovery, openapi, paths
 from tether.api.deps import caller, cloud, json_object
 from tether.domain.errors import identity as ie
@@ -106,6 +107,7 @@ def _catalog(request: Request, token: Any) -> list[dict[str, Any]] | None:
 async def issue_token(request: Request) -> JSONResponse:
     body = await json_object(request, "auth")
     token = await cloud(request).identity.authenticate(**_credentials(body), **_scope(body))
+    logs.caller_known(token.user_id, token.project_id)
     payload = cloud(request).identity.token_body(token, _catalog(request, token))
     return JSONResponse(payload, status_code=201, headers={"X-Subject-Token": token.id})
 

@@ -1,4 +1,5 @@
-"""Every request: a request id, a body size limit, microversion negotiation and its echo.
+"""Every request: a request id, a body size limit, microversion negotiation and its echo, and
+its line in the access log.
 
 Plain ASGI rather than Starlette's BaseHTTPMiddleware: it sits on every
 request, and the benchmark's floor is an authenticated no-op GET.
@@ -7,11 +8,16 @@ request, and the benchmark's floor is an authenticated no-op GET.
 from __future__ import annotations
 
 import json
+import logging
+import time
 import uuid
 from typing import Any
 
+from tether import logs
 from tether.api import versions
 from tether.api.envelopes import error_body, service_of
+
+access = logging.getLogger(logs.ACCESS)
 
 MAX_BODY = 1024 * 1024  # like oslo.middleware's sizelimit default (114688) but room for stack templates
 
@@ -36,6 +42,34 @@ class TetherMiddleware:
             await app(scope, receive, send)
             return
         request_id = f"req-{uuid.uuid4()}"
+        logs.current_request.set(logs.RequestLog(request_id))
+        if access.isEnabledFor(logging.INFO):
+            await self._logged(app, scope, receive, send, service, request_id)
+        else:
+            await self._answer(app, scope, receive, send, service, request_id)
+
+    async def _logged(self, app: Any, scope: Scope, receive: Any, send: Any, service: str, request_id: str) -> None:
+        started = time.perf_counter()
+        status, length = 500, 0  # what the server answers for a request whose handler never replied
+
+        async def counted(message: dict[str, Any]) -> None:
+            nonlocal status, length
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body":
+                length += len(message.get("body", b""))
+            await send(message)
+
+        try:
+            await self._answer(app, scope, receive, counted, service, request_id)
+        finally:
+            query = scope.get("query_string", b"").decode("latin-1")
+            target = f"{scope['path']}?{query}" if query else scope["path"]
+            client = scope["client"][0] if scope.get("client") else "-"
+            access.info(logs.access_line(client, scope["method"], target, status, length,
+                                         time.perf_counter() - started))
+
+    async def _answer(self, app: Any, scope: Scope, receive: Any, send: Any, service: str, request_id: str) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         state = scope.setdefault("state", {})
         state["request_id"] = request_id

@@ -71,3 +71,23 @@ class GuestDeviceUnplugged:
     """A guest interface went away from a hypervisor."""
 
     port_id: str
+
+
+@dataclass(frozen=True)
+class InstanceStateChanged:
+    """An instance moved through compute's state table (what an operator reads in the log)."""
+
+    instance_uuid: str
+    event: str
+    before: tuple[str, str | None]  # vm_state, task_state
+    after: tuple[str, str | None]
+
+
+@dataclass(frozen=True)
+class NodeStateChanged:
+    """A bare-metal node moved through its provision state machine."""
+
+    node_uuid: str
+    event: str
+    before: str
+    after: str

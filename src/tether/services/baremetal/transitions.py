@@ -9,6 +9,7 @@ from typing import Any
 from tether.domain.baremetal import Node
 from tether.domain.baremetal_states import PROVISION_STATES
 from tether.domain.errors import baremetal as be
+from tether.domain.events import NodeStateChanged
 from tether.domain.state_machine import IllegalTransition
 from tether.runtime.runtime import Runtime
 from tether.store import repos
@@ -52,10 +53,12 @@ class Transitions:
             provision_state=new_state, target_provision_state=target,
             provision_updated_at=now, updated_at=now, **changes,
         )
-        async with self.store.begin() as conn:
+        async with self.store.begin() as uow:
             changed = await repos.nodes.update(
-                conn, node.uuid, expect={"provision_state": node.provision_state}, **values
+                uow, node.uuid, expect={"provision_state": node.provision_state}, **values
             )
+            if changed:
+                uow.emit(NodeStateChanged(node.uuid, event, node.provision_state, new_state))
         if not changed:
             raise NodeChanged(node.uuid)
         self.rt.note(f"node {node.uuid}: {node.provision_state} -> {new_state} ({event})")

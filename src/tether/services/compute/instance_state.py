@@ -6,12 +6,13 @@ from typing import Any
 
 from tether.domain import compute_states as vm
 from tether.domain.compute import Instance
+from tether.domain.events import InstanceStateChanged
 from tether.store import repos
-from tether.store.database import StoreConnection
+from tether.store.unit_of_work import UnitOfWork
 
 
 async def move(
-    conn: StoreConnection, instance: Instance, event: str, now: float, *, unless_changed: bool = False,
+    uow: UnitOfWork, instance: Instance, event: str, now: float, *, unless_changed: bool = False,
     **changes: Any,
 ) -> bool:
     """Apply ``event`` to the instance as read, with ``changes`` to other columns; True if a row changed.
@@ -23,5 +24,9 @@ async def move(
     """
     vm_state, task_state = vm.next_state(instance.vm_state, instance.task_state, event)
     expect = {"vm_state": instance.vm_state, "task_state": instance.task_state} if unless_changed else None
-    return await repos.instances.update(conn, instance.uuid, expect=expect, vm_state=vm_state,
-                                        task_state=task_state, updated_at=now, **changes)
+    moved = await repos.instances.update(uow, instance.uuid, expect=expect, vm_state=vm_state,
+                                         task_state=task_state, updated_at=now, **changes)
+    if moved:
+        uow.emit(InstanceStateChanged(instance.uuid, event, (instance.vm_state, instance.task_state),
+                                      (vm_state, task_state)))
+    return moved

@@ -18,7 +18,7 @@ from tether.domain.errors import compute as ce
 from tether.domain.errors import image as ie
 from tether.domain.ids import is_uuid_like, new_uuid
 from tether.runtime.runtime import Runtime
-from tether.services.compute import records
+from tether.services.compute import instance_state, records
 from tether.services.compute.build import Build
 from tether.services.compute.delete import Delete
 from tether.services.compute.flavors import Flavors
@@ -165,8 +165,7 @@ class Servers:
             instance = await visible_instance(conn, ctx, uuid)
             if instance.task_state == vm.DELETING:
                 return
-            await repos.instances.update(conn, uuid, task_state=vm.DELETING, updated_at=now,
-                                         deadline=now + vm.DELETE_TIMEOUT)
+            await instance_state.move(conn, instance, "delete", now, deadline=now + vm.DELETE_TIMEOUT)
             await records.start_action(conn, ctx, uuid, "delete", now)
             await intents.record(conn, f"delete:{uuid}", "delete", uuid, {"request_id": ctx.request_id}, now)
         self.rt.note(f"server {instance.name} delete requested")
