@@ -1,0 +1,1 @@
+"""Orchestration (heat): templates, stacks and their resources, as pure data and rules."""

@@ -1,0 +1,1 @@
+"""One handler per resource type."""

@@ -1,0 +1,99 @@
+"""OS::Nova::Server: a server, its internal ports made first and deleted first (seed 001)."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from tether.domain import compute_states as vm
+from tether.domain.errors import compute as ce
+from tether.domain.orchestration.stacks import StackResource
+from tether.runtime.runtime import Runtime
+from tether.services.compute import ComputeService
+from tether.services.context import RequestContext
+from tether.services.orchestration.internal_ports import InternalPorts
+from tether.services.orchestration.lookups import Lookups
+from tether.services.orchestration.resources.base import ResourceFailed, Run, claim_physical_id, public
+from tether.store.database import Store
+
+# How often a wait looks again without being told: compute tells (``instance_key``), this is the backstop.
+POLL_SECONDS = 2.0
+
+
+def instance_key(uuid: str) -> tuple[str, str]:
+    """What compute's state changes are announced on (see ``Cloud``), and a stack's server waits on."""
+    return ("instance", uuid)
+
+
+@dataclass(eq=False)
+class Server:
+    store: Store
+    rt: Runtime
+    rng: random.Random
+    compute: ComputeService
+    lookups: Lookups
+    ports: InternalPorts
+
+    async def create(self, run: Run) -> None:
+        uuid = await claim_physical_id(self.store, self.rng, run.resource)
+        props = run.properties
+        nics = await self.ports.nics(run, list(props.get("networks") or []))
+        if await self.compute.live_instance(uuid) is not None:
+            return
+        flavor_id = await self.lookups.flavor(run.ctx, props["flavor"])
+        image_id = await self.lookups.image(run.ctx, props["image"]) if props.get("image") else None
+        await self.compute.create_server(
+            run.ctx, name=props.get("name") or run.physical_name, flavor_id=flavor_id, image_id=image_id,
+            networks=nics if props.get("networks") else "auto", metadata=props.get("metadata") or None, uuid=uuid)
+
+    async def wait_ready(self, run: Run) -> None:
+        uuid = run.resource.physical_id or ""
+        while True:
+            instance = await self.compute.live_instance(uuid)
+            if instance is None:
+                raise ResourceFailed(reason=f"Failed to find instance {uuid}")
+            if instance.vm_state == vm.ACTIVE:
+                return
+            if instance.vm_state == vm.ERROR:
+                fault = (await self.compute.server_record(run.ctx, uuid)).fault
+                why = f"Message: {fault.message}, Code: {fault.code}" if fault else "Unknown"
+                raise ResourceFailed(reason=f'Went to status ERROR due to "{why}"')
+            await self.rt.wait(instance_key(uuid), POLL_SECONDS, "orchestration.server.wait_active", guard=True)
+
+    async def delete(self, run: Run) -> None:
+        # heat's Server._delete: the internal ports first, then the server (seed 001)
+        await self.ports.delete(run)
+        if run.resource.physical_id:
+            with contextlib.suppress(ce.InstanceNotFound):
+                await self.compute.delete_server(run.ctx, run.resource.physical_id)
+
+    async def wait_gone(self, run: Run) -> None:
+        uuid = run.resource.physical_id or ""
+        while True:
+            instance = await self.compute.live_instance(uuid)
+            if instance is None:
+                return
+            if instance.vm_state == vm.ERROR and instance.task_state is None:
+                raise ResourceFailed(reason=f"Server {instance.name} delete failed: (500) Unknown")
+            await self.rt.wait(instance_key(uuid), POLL_SECONDS, "orchestration.server.wait_deleted", guard=True)
+
+
+    async def attributes(self, ctx: RequestContext, resource: StackResource) -> dict[str, Any]:
+        record = await self.compute.server_record(ctx, resource.physical_id or "")
+        networks: dict[str, list[str]] = {}
+        addresses: dict[str, list[dict[str, Any]]] = {}
+        for vif in record.vifs:
+            name = record.network_names.get(vif.network_id, vif.network_id)
+            ips = [ip["ip_address"] for ip in vif.fixed_ips]
+            networks.setdefault(name, []).extend(ips)
+            networks.setdefault(vif.network_id, []).extend(ips)
+            addresses.setdefault(name, []).extend(
+                {"addr": ip, "version": 6 if ":" in ip else 4, "OS-EXT-IPS-MAC:mac_addr": vif.address,
+                 "OS-EXT-IPS:type": "fixed", "port": vif.port_id} for ip in ips)
+        first = next((ip["ip_address"] for vif in record.vifs for ip in vif.fixed_ips), "")
+        instance = record.instance
+        return {"name": instance.name, "first_address": first, "networks": networks, "addresses": addresses,
+                "accessIPv4": "", "accessIPv6": "", "instance_name": instance.name,
+                "show": public(instance)}
