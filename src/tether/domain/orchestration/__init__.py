@@ -1,1 +1,1 @@
-"""Orchestration (heat): templates, stacks and their resources, as pure data and rules."""
+"""Orchestration's pure template layer: HOT templates parsed, checked and evaluated, with no I/O."""
