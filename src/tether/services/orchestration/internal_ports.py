@@ -49,7 +49,7 @@ class InternalPorts:
         for position, entry in enumerate(entries):
             tag = {"tag": entry["tag"]} if entry.get("tag") else {}
             if entry.get("port"):
-                nics.append({"port": await self.lookups.port(run.ctx, entry["port"]), **tag})
+                nics.append({"port": await self.lookups.port_id(run.ctx, entry["port"]), **tag})
                 continue
             row = recorded.get(position)
             if row is None:
@@ -60,7 +60,7 @@ class InternalPorts:
 
     async def _record(self, run: Run, position: int, entry: dict[str, Any]) -> StackPort:
         network = entry.get("network") or entry.get("uuid")
-        subnet = await self.lookups.subnet(run.ctx, entry["subnet"]) if entry.get("subnet") else None
+        subnet = await self.lookups.subnet_id(run.ctx, entry["subnet"]) if entry.get("subnet") else None
         if network is None and subnet is not None:
             network = (await self.network.get_subnet(run.ctx, subnet)).network_id
         if network is None:
@@ -68,7 +68,7 @@ class InternalPorts:
                                         f"for the specified network of server \"{run.resource.name}\".")
         row = StackPort(port_id=new_uuid(self.rng), stack_id=run.stack.id, resource_id=run.resource.id,
                         resource_name=run.resource.name, internal=True,
-                        network=await self.lookups.network(run.ctx, network),
+                        network=await self.lookups.network_id(run.ctx, network),
                         fixed_ip=entry.get("fixed_ip"), subnet=subnet, position=position)
         async with self.store.begin() as uow:
             await uow.stack_ports.add(row)

@@ -35,12 +35,12 @@ class Lookups:
     image: ImageService
     network: NetworkService
 
-    async def flavor(self, ctx: RequestContext, value: str) -> str:
+    async def flavor_id(self, ctx: RequestContext, value: str) -> str:
         flavors = await self.compute.visible_flavors(ctx, is_public=None)
         return _one(value, [(f.id, f.name) for f in flavors], "The Flavor ({value}) could not be found.",
                     "Multiple Flavor matches found for name '{value}'")
 
-    async def image(self, ctx: RequestContext, value: str) -> str:
+    async def image_id(self, ctx: RequestContext, value: str) -> str:
         if is_uuid_like(value):
             try:
                 return (await self.image.get_image(ctx, value)).id
@@ -50,7 +50,7 @@ class Lookups:
         return _one(value, [(i.id, i.name) for i in images], "The Image ({value}) could not be found.",
                     "Multiple physical resources were found with name ({value}).")
 
-    async def network(self, ctx: RequestContext, value: str) -> str:
+    async def network_id(self, ctx: RequestContext, value: str) -> str:
         if is_uuid_like(value):
             try:
                 return (await self.network.get_network(ctx, value)).id
@@ -60,7 +60,7 @@ class Lookups:
         return _one(value, [(n.id, n.name) for n in found], "Unable to find network with name or id '{value}'",
                     "Multiple network matches found for name '{value}', use an ID to be more specific.")
 
-    async def subnet(self, ctx: RequestContext, value: str) -> str:
+    async def subnet_id(self, ctx: RequestContext, value: str) -> str:
         if is_uuid_like(value):
             try:
                 return (await self.network.get_subnet(ctx, value)).id
@@ -70,7 +70,7 @@ class Lookups:
         return _one(value, [(s.id, s.name) for s in found], "Unable to find subnet with name or id '{value}'",
                     "Multiple subnet matches found for name '{value}', use an ID to be more specific.")
 
-    async def port(self, ctx: RequestContext, value: str) -> str:
+    async def port_id(self, ctx: RequestContext, value: str) -> str:
         if is_uuid_like(value):
             try:
                 return (await self.network.get_port(ctx, value)).id
@@ -82,8 +82,8 @@ class Lookups:
 
     async def check(self, ctx: RequestContext, constraint: str, value: Any) -> None:
         """A custom constraint (``nova.flavor``, ``glance.image``, ``neutron.network``, ...) on ``value``."""
-        lookup = {"nova.flavor": self.flavor, "glance.image": self.image, "neutron.network": self.network,
-                  "neutron.subnet": self.subnet, "neutron.port": self.port}.get(constraint)
+        lookup = {"nova.flavor": self.flavor_id, "glance.image": self.image_id, "neutron.network": self.network_id,
+                  "neutron.subnet": self.subnet_id, "neutron.port": self.port_id}.get(constraint)
         if lookup is None:
             if constraint == "nova.keypair":
                 raise NotFoundByName(f"The Key ({value}) could not be found.")

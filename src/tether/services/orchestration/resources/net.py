@@ -62,7 +62,7 @@ class Subnet:
         if await _exists(self.network.get_subnet(run.ctx, subnet_id)):
             return
         props = run.properties
-        network_id = await self.lookups.network(run.ctx, props["network"])
+        network_id = await self.lookups.network_id(run.ctx, props["network"])
         extra: dict[str, Any] = {}
         if "gateway_ip" in props:
             extra["gateway_ip"] = props["gateway_ip"]

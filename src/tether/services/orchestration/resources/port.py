@@ -28,7 +28,7 @@ class Port:
     async def create(self, run: Run) -> None:
         port_id = await claim_physical_id(self.store, self.rng, run.resource)
         props = run.properties
-        network_id = await self.lookups.network(run.ctx, props["network"])
+        network_id = await self.lookups.network_id(run.ctx, props["network"])
         async with self.store.begin() as uow:
             if await uow.stack_ports.get(port_id) is None:
                 await uow.stack_ports.add(StackPort(port_id=port_id, stack_id=run.stack.id,
@@ -40,7 +40,7 @@ class Port:
         for entry in props.get("fixed_ips") or []:
             wanted = {}
             if entry.get("subnet") or entry.get("subnet_id"):
-                wanted["subnet_id"] = await self.lookups.subnet(run.ctx, entry.get("subnet") or entry["subnet_id"])
+                wanted["subnet_id"] = await self.lookups.subnet_id(run.ctx, entry.get("subnet") or entry["subnet_id"])
             if entry.get("ip_address"):
                 wanted["ip_address"] = entry["ip_address"]
             fixed.append(wanted)

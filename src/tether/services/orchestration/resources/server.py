@@ -42,8 +42,8 @@ class Server:
         nics = await self.ports.nics(run, list(props.get("networks") or []))
         if await self.compute.live_instance(uuid) is not None:
             return
-        flavor_id = await self.lookups.flavor(run.ctx, props["flavor"])
-        image_id = await self.lookups.image(run.ctx, props["image"]) if props.get("image") else None
+        flavor_id = await self.lookups.flavor_id(run.ctx, props["flavor"])
+        image_id = await self.lookups.image_id(run.ctx, props["image"]) if props.get("image") else None
         await self.compute.create_server(
             run.ctx, name=props.get("name") or run.physical_name, flavor_id=flavor_id, image_id=image_id,
             networks=nics if props.get("networks") else "auto", metadata=props.get("metadata") or None, uuid=uuid)
