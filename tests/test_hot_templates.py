@@ -375,6 +375,7 @@ def _constrained(kind: str, spec: str, ptype: str = "string") -> Template:
     ("range", "{min: 1}", "number", 0, "0 is out of range (min: 1, max: None)"),
     ("length", "{min: 2, max: 3}", "string", "abcd", "length (4) is out of range (min: 2, max: 3)"),
     ("length", "{max: 1}", "comma_delimited_list", "a,b", "length (2) is out of range (min: None, max: 1)"),
+    ("length", "{max: 1}", "number", 5, "length (5) is out of range (min: None, max: 1)"),
     ("allowed_pattern", '"[a-z]+"', "string", "abc1", '"abc1" does not match pattern "[a-z]+"'),
     ("modulo", "{step: 2, offset: 1}", "number", 4, "4 is not a multiple of 2 with an offset of 1"),
 ])
