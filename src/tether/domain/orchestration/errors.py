@@ -68,7 +68,8 @@ class InvalidTemplateVersion(StackValidationFailed):
 class InvalidTemplateReference(StackValidationFailed):
     def __init__(self, resource: str, key: str, *, path: Path = (), line: int | None = None) -> None:
         self.resource = resource
-        super().__init__(f'The specified reference "{resource}" (in {key}) is incorrect.', path=path, line=line)
+        super().__init__(f'The specified reference "{resource}" (in {key}) is incorrect.', path=path, line=line,
+                         error="")
 
 
 class CircularDependency(StackValidationFailed):

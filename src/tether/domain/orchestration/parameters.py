@@ -259,7 +259,8 @@ def _explain(constraint: Constraint, value: Any) -> str:
     if kind == "range":
         return f"{value} is out of range (min: {spec.get('min')}, max: {spec.get('max')})"
     if kind == "length":
-        return f"length ({len(value)}) is out of range (min: {spec.get('min')}, max: {spec.get('max')})"
+        size = len(value) if hasattr(value, "__len__") else value  # a length on a number: say what it was
+        return f"length ({size}) is out of range (min: {spec.get('min')}, max: {spec.get('max')})"
     if kind == "allowed_pattern":
         return f'"{value}" does not match pattern "{spec}"'
     return f"{value} is not a multiple of {spec['step']} with an offset of {spec['offset']}"
