@@ -23,6 +23,7 @@ from tether.domain.ids import is_uuid_like, new_uuid
 from tether.domain.orchestration import stack_states
 from tether.domain.orchestration.errors import StackValidationFailed
 from tether.domain.orchestration.parameters import resolve_parameters
+from tether.domain.orchestration.resource_types import decline_unsupported
 from tether.domain.orchestration.stack_states import CREATE, DELETE, IN_PROGRESS, state
 from tether.domain.orchestration.stacks import Stack, StackEvent, StackResource
 from tether.domain.orchestration.template import Template, parse_template
@@ -57,8 +58,10 @@ class Stacks:
         parsed = parse_template(template, files=files or {}, environment=environment or {})
         given = {**parameters, "OS::stack_name": stack_name, "OS::stack_id": stack_id,
                  "OS::project_id": ctx.project_id or ""}
+        for definition in parsed.resources.values():
+            decline_unsupported(definition, line_of=parsed.line_of)  # never accepted and silently dropped
         resolved = resolve_parameters(parsed, given)
-        for check in resolved.custom_checks:
+        for check in (*resolved.custom_checks, *parsed.custom_checks):
             try:
                 await self.lookups.check(ctx, check.constraint, check.value)
             except NotFoundByName as error:
