@@ -172,6 +172,37 @@ async def show_stack(request: Request, project_id: str, stack_name: str, stack_i
     return {"stack": stack_detail(_base(request, project_id), stack, heat.parameters_shown(stack), outputs)}
 
 
+async def _update(request: Request, project_id: str, stack_name: str, stack_id: str, ctx: RequestContext,
+                  existing: bool) -> Response:
+    stack = await _stack(request, ctx, project_id, stack_name, stack_id)
+    if stack.deleted_at is not None:
+        raise oe.EntityNotFound(entity="Stack", name=stack_name)
+    body = await json_object(request)
+    if body.get("template_url") and body.get("template") is None:
+        raise oe.NotSupported(feature="template_url (Tether fetches nothing; send the template itself)")
+    rollback = body.get("disable_rollback")
+    clear = body.get("clear_parameters")
+    await _heat(request).update_stack(
+        ctx, stack.id, template=body.get("template"), parameters=_mapping(body, "parameters"),
+        files=_mapping(body, "files"), environment=body.get("environment"), existing=existing,
+        disable_rollback=None if rollback is None else _flag("disable_rollback", rollback),
+        timeout_mins=_timeout(body.get("timeout_mins")), tags=None if body.get("tags") is None else
+        _tags(body.get("tags")), clear_parameters=clear if isinstance(clear, list) else None)
+    return Response(status_code=202)
+
+
+@router.put("/{project_id}/stacks/{stack_name}/{stack_id}", status_code=202)
+async def update_stack(request: Request, project_id: str, stack_name: str, stack_id: str,
+                       ctx: RequestContext = Depends(caller)) -> Response:
+    return await _update(request, project_id, stack_name, stack_id, ctx, existing=False)
+
+
+@router.patch("/{project_id}/stacks/{stack_name}/{stack_id}", status_code=202)
+async def patch_stack(request: Request, project_id: str, stack_name: str, stack_id: str,
+                      ctx: RequestContext = Depends(caller)) -> Response:
+    return await _update(request, project_id, stack_name, stack_id, ctx, existing=True)
+
+
 @router.delete("/{project_id}/stacks/{stack_name}/{stack_id}", status_code=204)
 async def delete_stack(request: Request, project_id: str, stack_name: str, stack_id: str,
                        ctx: RequestContext = Depends(caller)) -> Response:

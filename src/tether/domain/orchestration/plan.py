@@ -67,3 +67,28 @@ def delete_step(dependencies: Mapping[str, frozenset[str]], states: Mapping[str,
                   and all(states.get(user, INIT_COMPLETE) in GONE for user in needed_by.get(name, ())))
     finished = not start and not running and all(current in GONE for current in states.values())
     return Step(start=start, finished=finished)
+
+
+def update_step(dependencies: Mapping[str, frozenset[str]], states: Mapping[str, str], done: frozenset[str]) -> Step:
+    """The next step of an update: each resource of the new template once everything it needs has
+    been dealt with in this update (kept, updated, replaced or made) and is usable.
+
+    ``done`` names the resources this update has dealt with; the others are still to look at,
+    whatever state an earlier action left them in (a FAILED one is replaced).
+    """
+    failed = tuple(name for name in dependencies if name in done and states.get(name, "").endswith(FAILED))
+    running = any(states.get(name, "").endswith(IN_PROGRESS) for name in dependencies)
+    if failed:
+        return Step(finished=not running, failed=failed)
+    start = tuple(name for name, needs in dependencies.items()
+                  if name not in done and not states.get(name, "").endswith(IN_PROGRESS)
+                  and all(need in done and states.get(need) in USABLE for need in needs))
+    finished = not start and not running and all(name in done and states.get(name) in USABLE
+                                                  for name in dependencies)
+    return Step(start=start, finished=finished)
+
+
+def needs_replacement(current_state: str, same_type: bool, properties_need_it: bool) -> bool:
+    """heat's rule: a resource whose last action failed (or that never finished) is replaced, as is one
+    whose type changed or whose changed properties cannot be updated in place."""
+    return not same_type or current_state not in USABLE or properties_need_it

@@ -69,6 +69,8 @@ class StackResource:
     # During an update that replaces it, the old resource stays (current False) until the new one is up.
     current: bool = True
     replaced_by: str | None = None
+    # The stack action that last dealt with it: an update goes through every resource once.
+    traversal: str = ""
     created_at: float = 0.0
     updated_at: float | None = None
 

@@ -14,11 +14,14 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from tether.domain import compute_states as vm
+from tether.domain.errors import compute as ce
 from tether.domain.errors import network as ne
 from tether.domain.ids import new_uuid
 from tether.domain.network import CREATED_BY_ORCHESTRATION
 from tether.domain.orchestration.stacks import StackPort
 from tether.runtime.runtime import Runtime
+from tether.services.compute import ComputeService
 from tether.services.context import RequestContext
 from tether.services.network import NetworkService
 from tether.services.orchestration.lookups import Lookups
@@ -37,6 +40,7 @@ class InternalPorts:
     rt: Runtime
     rng: random.Random
     network: NetworkService
+    compute: ComputeService
     lookups: Lookups
 
     async def nics(self, run: Run, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -97,3 +101,40 @@ class InternalPorts:
                 await self.network.delete_port(RequestContext.internal(project_id=run.stack.project_id), row.port_id)
             async with self.store.begin() as uow:
                 await uow.stack_ports.delete(row.port_id)
+
+    async def owned(self, resource_id: str) -> list[StackPort]:
+        async with self.store.begin() as uow:
+            return await uow.stack_ports.find(resource_id=resource_id, internal=True, order_by=("position",))
+
+    async def detach(self, old: Run, server_uuid: str, row: StackPort) -> None:
+        """Take one of the old server's ports off it, as ``server remove port`` does."""
+        try:
+            await self.compute.detach_interface(old.ctx, server_uuid, row.port_id)
+        except (ce.PortNotFound, ce.InstanceNotFound, ce.InstanceInvalidState) as error:
+            self.rt.note(f"port {row.port_id} not detached from {server_uuid}: {error.message}")
+
+    async def hand_over(self, row: StackPort, new_resource_id: str) -> None:
+        async with self.store.begin() as uow:
+            await uow.stack_ports.update(row.port_id, resource_id=new_resource_id)
+
+
+async def delete_or_hand_over(ports: InternalPorts, old: Run, new_resource_id: str) -> None:
+    """Before a server is replaced: what becomes of the ports the stack made for it.
+
+    Rule 2 (seed 001): a server that failed or is gone has no use for its ports, and its
+    replacement must not inherit them (a bare-metal port keeps the binding and the MAC of the
+    node it failed on): delete them before the replacement is made. A healthy server's ports
+    are taken off it and handed to its replacement, which comes up with the same addresses
+    (and a rollback gives them back to the old server).
+    """
+    uuid = old.resource.physical_id or ""
+    instance = await ports.compute.live_instance(uuid) if uuid else None
+    if instance is None or instance.vm_state == vm.ERROR:
+        await ports.delete(old)
+        return
+    for row in await ports.owned(old.resource.id):
+        await ports.detach(old, uuid, row)
+        await ports.hand_over(row, new_resource_id)
+
+
+__all__ = ["InternalPorts", "delete_or_hand_over", "owned_by"]

@@ -27,7 +27,7 @@ class OrchestrationService:
         self.store = store
         self.rt = runtime
         lookups = Lookups(compute, image, network)
-        internal_ports = InternalPorts(store, runtime, rng, network, lookups)
+        internal_ports = InternalPorts(store, runtime, rng, network, compute, lookups)
         handlers: dict[str, Handler] = {
             "OS::Nova::Server": Server(store, runtime, rng, compute, lookups, internal_ports),
             "OS::Neutron::Port": Port(store, rng, network, lookups),
@@ -40,6 +40,7 @@ class OrchestrationService:
         recovery = StackRecovery(store, engine)
 
         self.create_stack = stacks.create_stack
+        self.update_stack = stacks.update_stack
         self.delete_stack = stacks.delete_stack
         self.find_stack = stacks.find_stack
         self.list_stacks = stacks.list_stacks

@@ -122,6 +122,57 @@ class Stacks:
         self.engine.start(stack)
         return stack
 
+    async def update_stack(
+        self, ctx: RequestContext, name_or_id: str, *, template: Any = None,
+        parameters: Mapping[str, Any] | None = None, files: Mapping[str, str] | None = None,
+        environment: Any = None, existing: bool = False, disable_rollback: bool | None = None,
+        timeout_mins: int | None = None, tags: list[str] | None = None, clear_parameters: list[str] | None = None,
+    ) -> Stack:
+        """PUT (a new template and parameters) or PATCH (``existing``: what is not given is kept)."""
+        if not ctx.can_write:
+            raise oe.OrchestrationForbidden(action="stacks:update")
+        stack = await self.find_stack(ctx, name_or_id)
+        if stack_states.is_in_progress(stack.state):
+            raise oe.ActionInProgress(stack_name=stack.name, action=stack.action)
+        if not stack_states.STACK_STATES.can(stack.state, "update"):
+            raise oe.OrchestrationBadRequest(reason=f"Updating a stack when it is {stack.state} is not supported.")
+        if existing:
+            template = stack.template if template is None else template
+            kept = {key: value for key, value in stack.parameters.items() if key not in (clear_parameters or ())}
+            parameters = {**kept, **(parameters or {})}
+            files = {**stack.files, **(files or {})}
+            environment = environment if environment is not None else stack.environment
+        elif template is None:
+            raise oe.OrchestrationBadRequest(reason="Need more arguments")
+        parsed = await self.checked_template(ctx, template, files=files, environment=environment,
+                                             parameters=parameters or {}, stack_name=stack.name, stack_id=stack.id)
+        now = self.rt.now()
+        timeout = timeout_mins if timeout_mins is not None else stack.timeout_mins
+        async with self.store.begin() as uow:
+            rows = await uow.stack_resources.find(stack_id=stack.id, current=True)
+            have = {row.name for row in rows}
+            # what the template no longer has is deleted once the rest is up to date
+            for row in rows:
+                if row.name not in parsed.resources:
+                    await uow.stack_resources.update(row.id, current=False)
+            await uow.stack_resources.add_all(
+                StackResource(id=new_uuid(self.rng), stack_id=stack.id, name=resource.name, type=resource.type,
+                              created_at=now)
+                for resource in parsed.resources.values() if resource.name not in have)
+            updating = await records.move_stack(
+                uow, self.rng, stack, "update", "Stack UPDATE started", now, traversal=new_uuid(self.rng),
+                deadline=now + 60 * (timeout or stack_states.DEFAULT_TIMEOUT_MINUTES),
+                previous={"template": stack.template, "files": stack.files, "environment": stack.environment,
+                          "parameters": stack.parameters},
+                template=parsed.as_dict(), files=dict(files or {}), environment=_as_mapping(environment),
+                parameters=dict(parameters or {}), timeout_mins=timeout,
+                disable_rollback=stack.disable_rollback if disable_rollback is None else disable_rollback,
+                tags=stack.tags if tags is None else tags)
+            if updating is None:
+                raise oe.ActionInProgress(stack_name=stack.name, action="UPDATE")
+        self.engine.start(updating)
+        return updating
+
     async def delete_stack(self, ctx: RequestContext, name_or_id: str) -> None:
         """Delete a stack, superseding whatever action it has in progress."""
         if not ctx.can_write:

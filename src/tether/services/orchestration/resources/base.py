@@ -47,6 +47,12 @@ class Run:
 class Handler(Protocol):
     async def create(self, run: Run) -> None: ...
 
+    async def prepare_for_replace(self, old: Run, new: Run) -> None:
+        """Before ``new`` is made to replace ``old`` (under ``new``'s lock)."""
+
+    async def restore(self, run: Run) -> None:
+        """A rollback made this resource current again: take back what its replacement had."""
+
     async def wait_ready(self, run: Run) -> None: ...
 
     async def delete(self, run: Run) -> None: ...

@@ -31,6 +31,12 @@ class Net:
             run.ctx, name=props.get("name") or run.physical_name, admin_state_up=props.get("admin_state_up", True),
             shared=props.get("shared", False), network_id=network_id)
 
+    async def prepare_for_replace(self, old: Run, new: Run) -> None:
+        return None
+
+    async def restore(self, run: Run) -> None:
+        return None
+
     async def wait_ready(self, run: Run) -> None:
         return None
 
@@ -72,6 +78,12 @@ class Subnet:
             run.ctx, network_id=network_id, cidr=props["cidr"], ip_version=int(props.get("ip_version", 4)),
             name=props.get("name") or run.physical_name, enable_dhcp=props.get("enable_dhcp", True),
             dns_nameservers=props.get("dns_nameservers") or (), subnet_id=subnet_id, **extra)
+
+    async def prepare_for_replace(self, old: Run, new: Run) -> None:
+        return None
+
+    async def restore(self, run: Run) -> None:
+        return None
 
     async def wait_ready(self, run: Run) -> None:
         return None

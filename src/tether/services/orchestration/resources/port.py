@@ -53,6 +53,12 @@ class Port:
             admin_state_up=props.get("admin_state_up", True), project_id=run.stack.project_id,
             created_by=CREATED_BY_ORCHESTRATION, created_for=owned_by(run), port_id=port_id)
 
+    async def prepare_for_replace(self, old: Run, new: Run) -> None:
+        return None
+
+    async def restore(self, run: Run) -> None:
+        return None
+
     async def wait_ready(self, run: Run) -> None:
         return None
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,13 +14,17 @@ from tether.domain.orchestration.stacks import StackResource
 from tether.runtime.runtime import Runtime
 from tether.services.compute import ComputeService
 from tether.services.context import RequestContext
-from tether.services.orchestration.internal_ports import InternalPorts
+from tether.services.orchestration.internal_ports import InternalPorts, delete_or_hand_over
 from tether.services.orchestration.lookups import Lookups
 from tether.services.orchestration.resources.base import ResourceFailed, Run, claim_physical_id, public
 from tether.store.database import Store
 
 # How often a wait looks again without being told: compute tells (``instance_key``), this is the backstop.
 POLL_SECONDS = 2.0
+
+
+# What becomes of a server's ports when it is replaced; emulation supplies upstream's version.
+PreparePorts = Callable[[InternalPorts, Run, str], Awaitable[None]]
 
 
 def instance_key(uuid: str) -> tuple[str, str]:
@@ -35,6 +40,7 @@ class Server:
     compute: ComputeService
     lookups: Lookups
     ports: InternalPorts
+    prepare_ports: PreparePorts = delete_or_hand_over
 
     async def create(self, run: Run) -> None:
         uuid = await claim_physical_id(self.store, self.rng, run.resource)
@@ -47,6 +53,19 @@ class Server:
         await self.compute.create_server(
             run.ctx, name=props.get("name") or run.physical_name, flavor_id=flavor_id, image_id=image_id,
             networks=nics if props.get("networks") else "auto", metadata=props.get("metadata") or None, uuid=uuid)
+
+    async def prepare_for_replace(self, old: Run, new: Run) -> None:
+        await self.prepare_ports(self.ports, old, new.resource.id)
+
+    async def restore(self, run: Run) -> None:
+        """heat's restore_prev_rsrc: the ports handed to the replacement go back on the old server."""
+        uuid = run.resource.physical_id or ""
+        if await self.compute.live_instance(uuid) is None:
+            return
+        for row in await self.ports.owned(run.resource.id):
+            port = await self.ports.network.find_port(row.port_id)
+            if port is not None and port.device_id != uuid:
+                await self.compute.attach_interface(run.ctx, uuid, port_id=row.port_id)
 
     async def wait_ready(self, run: Run) -> None:
         uuid = run.resource.physical_id or ""

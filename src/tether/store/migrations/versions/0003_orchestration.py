@@ -65,6 +65,7 @@ def upgrade() -> None:
         sa.Column("data", sa.JSON(), nullable=True),
         sa.Column("current", sa.Boolean(), nullable=False),
         sa.Column("replaced_by", sa.String(length=255), nullable=True),
+        sa.Column("traversal", sa.String(length=255), nullable=False),
         sa.Column("created_at", sa.Float(), nullable=False),
         sa.Column("updated_at", sa.Float(), nullable=True),
         sa.PrimaryKeyConstraint("id"),
