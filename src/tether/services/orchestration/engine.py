@@ -93,6 +93,7 @@ class Engine:
                 starts = [(row, DELETE) for row in live if row.id in step.start]
             if step.finished:
                 traversal = await self._finish(stack, rows, step)
+                self.rt.notify(stack_key(stack.id))  # a parent's group may be waiting for this stack
                 if traversal is None:
                     return
                 continue
@@ -149,11 +150,16 @@ class Engine:
         definition = template.resources[row.name]
         same_type = definition.type == row.type
         changed = True
-        if same_type and row.state in plan.USABLE:
-            try:
-                changed = await self.properties.of(stack, row, acting_as(stack)) != (row.properties or {})
-            except TetherError:
-                changed = True
+        new: dict[str, Any] = {}
+        try:
+            new = await self.properties.of(stack, row, acting_as(stack))
+            changed = new != (row.properties or {})
+        except TetherError:
+            pass  # replaced, and the replacement's create says what is wrong
+        if same_type and row.physical_id and self.handlers[row.type].in_place(row, new):
+            async with self.store.begin() as uow:
+                await uow.stack_resources.update(row.id, traversal=stack.traversal)
+            return [(dataclasses.replace(row, traversal=stack.traversal), UPDATE)]
         if not plan.needs_replacement(row.state, same_type, changed):
             async with self.store.begin() as uow:
                 await uow.stack_resources.update(row.id, traversal=stack.traversal)
@@ -198,14 +204,17 @@ class Engine:
                     if replaced is not None:
                         await handler.prepare_for_replace(Run(run.ctx, stack, replaced), run)
                     await handler.create(run)
+                elif action == UPDATE:
+                    run.properties = await self.properties.of(stack, resource, run.ctx)
+                    await handler.update(run, resource.properties or {})
                 else:
                     await handler.delete(run)
-            await self.rt.checkpoint(f"orchestration.{action.lower()}.before_wait")
-            if action == CREATE:
+            await self.rt.checkpoint(f"orchestration.{'delete' if action == DELETE else 'create'}.before_wait")
+            if action == DELETE:
+                await handler.wait_gone(run)
+            else:
                 await handler.wait_ready(run)
                 changes["properties"] = dict(run.properties)
-            else:
-                await handler.wait_gone(run)
         except ResourceFailed as error:
             failure = ("ResourceInError", error.message)
         except TetherError as error:

@@ -14,6 +14,7 @@ from tether.services.orchestration.lookups import Lookups
 from tether.services.orchestration.properties import Properties
 from tether.services.orchestration.recovery import StackRecovery
 from tether.services.orchestration.resources.base import Handler
+from tether.services.orchestration.resources.group import Group
 from tether.services.orchestration.resources.net import Net, Subnet
 from tether.services.orchestration.resources.port import Port
 from tether.services.orchestration.resources.server import Server
@@ -36,6 +37,8 @@ class OrchestrationService:
         }
         properties = Properties(store, handlers)
         engine = Engine(store, runtime, rng, handlers, properties)
+        # a group's members are a nested stack, which the engine drives like any other
+        handlers["OS::Heat::ResourceGroup"] = Group(store, runtime, rng, engine, handlers)
         stacks = Stacks(store, runtime, rng, engine, lookups, properties)
         recovery = StackRecovery(store, engine)
 

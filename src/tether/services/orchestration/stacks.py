@@ -24,12 +24,12 @@ from tether.domain.orchestration import stack_states
 from tether.domain.orchestration.errors import StackValidationFailed
 from tether.domain.orchestration.parameters import resolve_parameters
 from tether.domain.orchestration.resource_types import decline_unsupported
-from tether.domain.orchestration.stack_states import CREATE, DELETE, IN_PROGRESS, state
+from tether.domain.orchestration.stack_states import DELETE, IN_PROGRESS, state
 from tether.domain.orchestration.stacks import Stack, StackEvent, StackResource
 from tether.domain.orchestration.template import Template, parse_template
 from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
-from tether.services.orchestration import records
+from tether.services.orchestration import actions
 from tether.services.orchestration.engine import Engine
 from tether.services.orchestration.lookups import Lookups, NotFoundByName, as_validation_error
 from tether.services.orchestration.properties import Properties, given_parameters, template_of
@@ -101,24 +101,13 @@ class Stacks:
         now = self.rt.now()
         stack = Stack(
             id=stack_id, name=name, project_id=ctx.project_id or "", user_id=ctx.user_id,
-            user_roles=sorted(ctx.roles), state=state(CREATE, IN_PROGRESS), status_reason="Stack CREATE started",
-            template=parsed.as_dict(), files=dict(files or {}), environment=_as_mapping(environment),
+            user_roles=sorted(ctx.roles), files=dict(files or {}), environment=_as_mapping(environment),
             parameters=dict(parameters or {}), disable_rollback=bool(disable_rollback), timeout_mins=timeout_mins,
-            tags=list(tags or []), deadline=now + 60 * (timeout_mins or stack_states.DEFAULT_TIMEOUT_MINUTES),
-            traversal=new_uuid(self.rng), created_at=now,
-        )
+            tags=list(tags or []), template=parsed.as_dict())
         async with self.store.begin() as uow:
             if await uow.stacks.first(project_id=stack.project_id, name=name, deleted_at=None) is not None:
                 raise oe.StackExists(stack_name=name)
-            await uow.stacks.add(stack)
-            await uow.stack_resources.add_all(
-                StackResource(id=new_uuid(self.rng), stack_id=stack.id, name=resource.name, type=resource.type,
-                              created_at=now)
-                for resource in parsed.resources.values())
-            await uow.stack_events.add(StackEvent(
-                id=new_uuid(self.rng), stack_id=stack.id, resource_name=name, physical_resource_id=stack.id,
-                resource_action=CREATE, resource_status=IN_PROGRESS, resource_status_reason="Stack CREATE started",
-                resource_type=records.STACK_TYPE, created_at=now))
+            await actions.begin_create(uow, self.rng, stack, parsed, now)
         self.engine.start(stack)
         return stack
 
@@ -147,25 +136,11 @@ class Stacks:
         parsed = await self.checked_template(ctx, template, files=files, environment=environment,
                                              parameters=parameters or {}, stack_name=stack.name, stack_id=stack.id)
         now = self.rt.now()
-        timeout = timeout_mins if timeout_mins is not None else stack.timeout_mins
         async with self.store.begin() as uow:
-            rows = await uow.stack_resources.find(stack_id=stack.id, current=True)
-            have = {row.name for row in rows}
-            # what the template no longer has is deleted once the rest is up to date
-            for row in rows:
-                if row.name not in parsed.resources:
-                    await uow.stack_resources.update(row.id, current=False)
-            await uow.stack_resources.add_all(
-                StackResource(id=new_uuid(self.rng), stack_id=stack.id, name=resource.name, type=resource.type,
-                              created_at=now)
-                for resource in parsed.resources.values() if resource.name not in have)
-            updating = await records.move_stack(
-                uow, self.rng, stack, "update", "Stack UPDATE started", now, traversal=new_uuid(self.rng),
-                deadline=now + 60 * (timeout or stack_states.DEFAULT_TIMEOUT_MINUTES),
-                previous={"template": stack.template, "files": stack.files, "environment": stack.environment,
-                          "parameters": stack.parameters},
-                template=parsed.as_dict(), files=dict(files or {}), environment=_as_mapping(environment),
-                parameters=dict(parameters or {}), timeout_mins=timeout,
+            updating = await actions.begin_update(
+                uow, self.rng, stack, parsed, now, files=dict(files or {}), environment=_as_mapping(environment),
+                parameters=dict(parameters or {}),
+                timeout_mins=timeout_mins if timeout_mins is not None else stack.timeout_mins,
                 disable_rollback=stack.disable_rollback if disable_rollback is None else disable_rollback,
                 tags=stack.tags if tags is None else tags)
             if updating is None:
@@ -182,9 +157,7 @@ class Stacks:
             return
         now = self.rt.now()
         async with self.store.begin() as uow:
-            deleting = await records.move_stack(
-                uow, self.rng, stack, "delete", "Stack DELETE started", now, traversal=new_uuid(self.rng),
-                deadline=now + 60 * (stack.timeout_mins or stack_states.DEFAULT_TIMEOUT_MINUTES))
+            deleting = await actions.begin_delete(uow, self.rng, stack, now)
         if deleting is None:  # moved meanwhile: look again
             return await self.delete_stack(ctx, name_or_id)
         self.rt.notify(("stack", stack.id))  # the loop of an action it supersedes stops now, not at its poll

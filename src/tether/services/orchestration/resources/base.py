@@ -53,6 +53,13 @@ class Handler(Protocol):
     async def restore(self, run: Run) -> None:
         """A rollback made this resource current again: take back what its replacement had."""
 
+    def in_place(self, resource: StackResource, new: Mapping[str, Any]) -> bool:
+        """Whether an update moves this resource to ``new`` properties in place (else it is replaced
+        when they changed, or kept)."""
+
+    async def update(self, run: Run, old: Mapping[str, Any]) -> None:
+        """Move the physical resource from ``old`` to ``run.properties`` in place."""
+
     async def wait_ready(self, run: Run) -> None: ...
 
     async def delete(self, run: Run) -> None: ...

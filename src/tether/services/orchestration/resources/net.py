@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,12 @@ class Net:
 
     async def prepare_for_replace(self, old: Run, new: Run) -> None:
         return None
+
+    def in_place(self, resource: StackResource, new: Mapping[str, Any]) -> bool:
+        return False  # Tether replaces what changed (see README: heat's in-place updates)
+
+    async def update(self, run: Run, old: Mapping[str, Any]) -> None:
+        raise NotImplementedError
 
     async def restore(self, run: Run) -> None:
         return None
@@ -81,6 +88,12 @@ class Subnet:
 
     async def prepare_for_replace(self, old: Run, new: Run) -> None:
         return None
+
+    def in_place(self, resource: StackResource, new: Mapping[str, Any]) -> bool:
+        return False  # Tether replaces what changed (see README: heat's in-place updates)
+
+    async def update(self, run: Run, old: Mapping[str, Any]) -> None:
+        raise NotImplementedError
 
     async def restore(self, run: Run) -> None:
         return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +56,12 @@ class Server:
 
     async def prepare_for_replace(self, old: Run, new: Run) -> None:
         await self.prepare_ports(self.ports, old, new.resource.id)
+
+    def in_place(self, resource: StackResource, new: Mapping[str, Any]) -> bool:
+        return False  # Tether replaces what changed (see README: heat's in-place updates)
+
+    async def update(self, run: Run, old: Mapping[str, Any]) -> None:
+        raise NotImplementedError
 
     async def restore(self, run: Run) -> None:
         """heat's restore_prev_rsrc: the ports handed to the replacement go back on the old server."""
