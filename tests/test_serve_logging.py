@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -95,6 +96,11 @@ def test_a_log_file_moved_away_by_logrotate_is_made_again(tmp_path: Path) -> Non
     cloud = start(tmp_path / "cloud", "--log-file", str(log_file))
     try:
         before = httpx.get(f"{cloud.base_url}/compute/v2.1", timeout=60)
+        # the line is written once the answer is sent: logrotate moves the file after lines, not between
+        deadline = time.monotonic() + 30
+        while before.headers["x-openstack-request-id"] not in access_lines(log_file):
+            assert time.monotonic() < deadline, log_file.read_text()
+            time.sleep(0.02)
         log_file.rename(tmp_path / "tether.log.1")
         after = httpx.get(f"{cloud.base_url}/compute/v2.1", timeout=60)
     finally:
