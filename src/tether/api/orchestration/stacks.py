@@ -125,7 +125,7 @@ async def validate(request: Request, project_id: str, ctx: RequestContext = Depe
 async def _lookup(request: Request, project_id: str, stack_name: str, rest: str,
                   ctx: RequestContext) -> RedirectResponse:
     _own_project(ctx, project_id)
-    stack = await _heat(request).find_stack(ctx, stack_name)
+    stack = await _heat(request).find_stack(ctx, stack_name, deleted=True)  # heat: an id finds a deleted stack
     target = stack_href(_base(request, project_id), stack) + rest
     if request.url.query:
         target += f"?{request.url.query}"
