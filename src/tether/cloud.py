@@ -76,7 +76,8 @@ class Cloud:
             self.store, runtime, self.rng, network=self.network, baremetal=self.baremetal,
             image=self.image, hypervisor=world.hypervisor, steps=self.emulation.compute, **compute_options)
         self.orchestration = OrchestrationService(self.store, runtime, self.rng, compute=self.compute,
-                                                  network=self.network, image=self.image)
+                                                  network=self.network, image=self.image,
+                                                  steps=self.emulation.orchestration)
         self._subscribe()
         # The hardware outlives incarnations; it reports to whichever one is alive now.
         world.hypervisor.report_to(self.bus.publish)

@@ -4,19 +4,8 @@ from __future__ import annotations
 
 from tether.cloud import Cloud
 from tether.domain.invariants import Snapshot
+from tether.services.orchestration.ownership import ports_stacks_list
 from tether.store import repos
-from tether.store.connection import StoreConnection
-
-
-async def stack_owned_ports(conn: StoreConnection, port_ids: list[str] | None = None) -> dict[str, str]:
-    """Each port a live stack lists as its own, by port id: ``STACK_ID/RESOURCE`` (the orphan-port check's list)."""
-    filters = {} if port_ids is None else {"port_id": port_ids}
-    rows = await repos.stack_ports.find(conn, **filters)
-    if not rows:
-        return {}
-    live = {stack.id for stack in await repos.stacks.find(conn, id=sorted({row.stack_id for row in rows}),
-                                                          deleted_at=None)}
-    return {row.port_id: f"{row.stack_id}/{row.resource_name}" for row in rows if row.stack_id in live}
 
 
 async def collect(cloud: Cloud) -> Snapshot:
@@ -38,7 +27,7 @@ async def collect(cloud: Cloud) -> Snapshot:
             nodes=await repos.nodes.find(conn),
             node_ports=await repos.node_ports.find(conn),
             portgroups=await repos.portgroups.find(conn),
-            orchestration_ports=await stack_owned_ports(conn),
+            orchestration_ports=await ports_stacks_list(conn),
         )
     snapshot.guest_devices = cloud.world.hypervisor.interfaces()
     return snapshot

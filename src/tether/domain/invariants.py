@@ -99,8 +99,11 @@ def orphan_port(snap: Snapshot) -> list[Violation]:
     for port in snap.ports:
         if port.created_by == CREATED_BY_ORCHESTRATION:
             if port.id not in snap.orchestration_ports:
-                out.append(Violation("orphan-port", {"port": port.id},
-                                     f"port {port.id} was created by orchestration and no stack resource lists it"))
+                stack, _, resource = port.created_for.partition("/")
+                named = {"stack": stack, "resource": resource} if stack else {}
+                out.append(Violation("orphan-port", {"port": port.id, **named},
+                                     f"port {port.id} was created by stack {stack or '(unknown)'} for resource "
+                                     f"{resource or '(unknown)'} and no live stack lists it"))
             continue
         if not (port.device_owner.startswith(COMPUTE_OWNER_PREFIX) or port.created_by == CREATED_BY_COMPUTE):
             continue

@@ -113,6 +113,11 @@ class InternalPorts:
         except (ce.PortNotFound, ce.InstanceNotFound, ce.InstanceInvalidState) as error:
             self.rt.note(f"port {row.port_id} not detached from {server_uuid}: {error.message}")
 
+    async def forget(self, row: StackPort) -> None:
+        """No longer list the port as the stack's (it is not deleted)."""
+        async with self.store.begin() as uow:
+            await uow.stack_ports.delete(row.port_id)
+
     async def hand_over(self, row: StackPort, new_resource_id: str) -> None:
         async with self.store.begin() as uow:
             await uow.stack_ports.update(row.port_id, resource_id=new_resource_id)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from tether.runtime.runtime import Runtime
 from tether.services.compute import ComputeService
 from tether.services.image import ImageService
 from tether.services.network import NetworkService
 from tether.services.orchestration.engine import Engine
-from tether.services.orchestration.internal_ports import InternalPorts
+from tether.services.orchestration.internal_ports import InternalPorts, delete_or_hand_over
 from tether.services.orchestration.lookups import Lookups
 from tether.services.orchestration.properties import Properties
 from tether.services.orchestration.recovery import StackRecovery
@@ -17,20 +18,29 @@ from tether.services.orchestration.resources.base import Handler
 from tether.services.orchestration.resources.group import Group
 from tether.services.orchestration.resources.net import Net, Subnet
 from tether.services.orchestration.resources.port import Port
-from tether.services.orchestration.resources.server import Server
+from tether.services.orchestration.resources.server import PreparePorts, Server
 from tether.services.orchestration.stacks import Stacks
 from tether.store.database import Store
 
 
+@dataclass(frozen=True)
+class OrchestrationSteps:
+    """The steps emulation may swap for upstream's (see ``tether.emulation``)."""
+
+    prepare_ports: PreparePorts = delete_or_hand_over
+
+
 class OrchestrationService:
     def __init__(self, store: Store, runtime: Runtime, rng: random.Random, *, compute: ComputeService,
-                 network: NetworkService, image: ImageService) -> None:
+                 network: NetworkService, image: ImageService, steps: OrchestrationSteps = OrchestrationSteps()
+                 ) -> None:
         self.store = store
         self.rt = runtime
         lookups = Lookups(compute, image, network)
         internal_ports = InternalPorts(store, runtime, rng, network, compute, lookups)
         handlers: dict[str, Handler] = {
-            "OS::Nova::Server": Server(store, runtime, rng, compute, lookups, internal_ports),
+            "OS::Nova::Server": Server(store, runtime, rng, compute, lookups, internal_ports,
+                                       prepare_ports=steps.prepare_ports),
             "OS::Neutron::Port": Port(store, rng, network, lookups),
             "OS::Neutron::Net": Net(store, rng, network),
             "OS::Neutron::Subnet": Subnet(store, rng, network, lookups),
