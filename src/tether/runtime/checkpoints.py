@@ -41,7 +41,6 @@ CHECKPOINTS: dict[str, str] = {
     "baremetal.teardown.before_clean": "VIFs are detached; cleaning has not started",
     "baremetal.clean.wait": "the node is cleaning",
     # orchestration
-    "orchestration.engine.step": "a stack's loop read its resources; it has started nothing new yet",
     "orchestration.engine.wait": "a stack's loop waits for a resource to finish",
     "orchestration.port.before_create": "the stack recorded the id of a port it makes; the port is not made yet",
     "orchestration.create.before_wait": "a resource's physical resource is requested; it may not be ready",

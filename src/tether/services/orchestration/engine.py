@@ -77,7 +77,6 @@ class Engine:
                 if stack is None or stack.traversal != traversal or not is_in_progress(stack.state):
                     return
                 rows = await uow.stack_resources.find(stack_id=stack_id, order_by=("created_at", "id"))
-            await self.rt.checkpoint("orchestration.engine.step")
             current = [row for row in rows if row.current]
             if stack.deadline is not None and self.rt.now() >= stack.deadline:
                 await self._time_out(stack, rows)

@@ -87,6 +87,8 @@ class Group:
                         ] if child is not None else []
         if child is None or child.deleted_at is not None:
             raise ResourceFailed(reason=f"The nested stack of {run.resource.name} is gone")
+        if child.state == stack_states.state(stack_states.UPDATE, stack_states.IN_PROGRESS):
+            return  # begun before a restart: its own loop goes on (recovery started it)
         template, skipped = self._members(run, existing, list(run.resource.data.get("skiplist", [])))
         async with self.store.begin() as uow:
             await uow.stack_resources.update(run.resource.id, data={**run.resource.data, "skiplist": skipped})
