@@ -7,6 +7,7 @@ resources when a resource is about to be made, or when outputs are shown.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,9 +21,21 @@ from tether.services.context import RequestContext
 from tether.services.orchestration.resources.base import Handler
 from tether.store.database import Store
 
+# A stack's template changes only with a new action (a new traversal): parsed once per action,
+# not once per resource (a group of 100 members would parse its template 100 times).
+_PARSED: OrderedDict[tuple[str, str], Template] = OrderedDict()
+_PARSED_KEPT = 256
+
 
 def template_of(stack: Stack) -> Template:
-    return parse_template(stack.template, files=stack.files, environment=stack.environment)
+    key = (stack.id, stack.traversal)
+    parsed = _PARSED.get(key)
+    if parsed is None:
+        parsed = parse_template(stack.template, files=stack.files, environment=stack.environment)
+        _PARSED[key] = parsed
+        if len(_PARSED) > _PARSED_KEPT:
+            _PARSED.popitem(last=False)
+    return parsed
 
 
 def given_parameters(stack: Stack) -> dict[str, Any]:
@@ -98,8 +111,10 @@ class Properties:
     async def _resolver(self, stack: Stack, template: Template, ctx: RequestContext,
                         named: frozenset[str]) -> _Resolver:
         parameters = resolve_parameters(template, given_parameters(stack)).values
-        async with self.store.begin() as uow:
-            rows = await uow.stack_resources.find(stack_id=stack.id, current=True)
+        rows: list[StackResource] = []
+        if named:  # only what names other resources needs their rows
+            async with self.store.begin() as uow:
+                rows = await uow.stack_resources.find(stack_id=stack.id, current=True, name=sorted(named))
         resources = {row.name: row for row in rows}
         attributes: dict[str, Mapping[str, Any]] = {}
         for name in sorted(named):
