@@ -28,6 +28,7 @@ async def collect(cloud: Cloud) -> Snapshot:
             node_ports=await repos.node_ports.find(conn),
             portgroups=await repos.portgroups.find(conn),
             orchestration_ports=await ports_stacks_list(conn),
+            stacks=await repos.stacks.find(conn, deleted_at=None),
         )
     snapshot.guest_devices = cloud.world.hypervisor.interfaces()
     return snapshot
