@@ -18,6 +18,7 @@ from tether.api.deps import caller, cloud, json_object
 from tether.api.orchestration.views import event_view, resource_view, stack_detail, stack_href, stack_summary
 from tether.booleans import bool_from_string
 from tether.domain.errors import orchestration as oe
+from tether.domain.orchestration.resource_types import RESOURCE_TYPES
 from tether.domain.orchestration.stacks import Stack
 from tether.services.context import RequestContext
 from tether.services.orchestration import OrchestrationService
@@ -117,6 +118,12 @@ async def validate(request: Request, project_id: str, ctx: RequestContext = Depe
     return await _heat(request).validate_template(ctx, body.get("template"), files=_mapping(body, "files"),
                                                   environment=body.get("environment"),
                                                   parameters=_mapping(body, "parameters"))
+
+
+@router.get("/{project_id}/resource_types")
+async def resource_types(request: Request, project_id: str, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
+    _own_project(ctx, project_id)
+    return {"resource_types": sorted(RESOURCE_TYPES)}
 
 
 # -- lookups by name: 302 to the stack's own address ----------------------------------------
