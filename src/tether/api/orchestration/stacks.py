@@ -39,6 +39,21 @@ EVENTS_QUERY = openapi.extra(params=openapi.query({
 }))
 
 
+_TEMPLATE = {"oneOf": [{"type": "object"}, {"type": "string"}]}
+_STACK_FIELDS = {
+    "template": _TEMPLATE, "template_url": openapi.STRING, "parameters": {"type": "object"},
+    "files": {"type": "object"}, "environment": _TEMPLATE, "disable_rollback": {"type": "boolean"},
+    "timeout_mins": {"type": "integer", "minimum": 1}, "tags": openapi.STRING,
+}
+CREATE_BODY = openapi.extra(openapi.json_body(openapi.obj({"stack_name": openapi.STRING, **_STACK_FIELDS},
+                                                          ["stack_name"], closed=False)))
+UPDATE_BODY = openapi.extra(openapi.json_body(openapi.obj(
+    {**_STACK_FIELDS, "clear_parameters": {"type": "array", "items": openapi.STRING}}, closed=False)))
+VALIDATE_BODY = openapi.extra(openapi.json_body(openapi.obj(
+    {key: _STACK_FIELDS[key] for key in ("template", "template_url", "parameters", "files", "environment")},
+    closed=False)))
+
+
 def _heat(request: Request) -> OrchestrationService:
     return cloud(request).orchestration
 
@@ -91,7 +106,7 @@ async def list_stacks(request: Request, project_id: str, ctx: RequestContext = D
     return {"stacks": [stack_summary(base, stack) for stack in stacks]}
 
 
-@router.post("/{project_id}/stacks", status_code=201)
+@router.post("/{project_id}/stacks", status_code=201, openapi_extra=CREATE_BODY)
 async def create_stack(request: Request, project_id: str, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     _own_project(ctx, project_id)
     body = await json_object(request)
@@ -109,7 +124,7 @@ async def create_stack(request: Request, project_id: str, ctx: RequestContext = 
                         status_code=201)
 
 
-@router.post("/{project_id}/validate")
+@router.post("/{project_id}/validate", openapi_extra=VALIDATE_BODY)
 async def validate(request: Request, project_id: str, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     _own_project(ctx, project_id)
     body = await json_object(request)
@@ -198,13 +213,13 @@ async def _update(request: Request, project_id: str, stack_name: str, stack_id: 
     return Response(status_code=202)
 
 
-@router.put("/{project_id}/stacks/{stack_name}/{stack_id}", status_code=202)
+@router.put("/{project_id}/stacks/{stack_name}/{stack_id}", status_code=202, openapi_extra=UPDATE_BODY)
 async def update_stack(request: Request, project_id: str, stack_name: str, stack_id: str,
                        ctx: RequestContext = Depends(caller)) -> Response:
     return await _update(request, project_id, stack_name, stack_id, ctx, existing=False)
 
 
-@router.patch("/{project_id}/stacks/{stack_name}/{stack_id}", status_code=202)
+@router.patch("/{project_id}/stacks/{stack_name}/{stack_id}", status_code=202, openapi_extra=UPDATE_BODY)
 async def patch_stack(request: Request, project_id: str, stack_name: str, stack_id: str,
                       ctx: RequestContext = Depends(caller)) -> Response:
     return await _update(request, project_id, stack_name, stack_id, ctx, existing=True)

@@ -46,8 +46,9 @@ def load(source: str | Mapping[str, Any] | None, what: str = "template") -> Loca
         return Located({})
     if not isinstance(source, str):
         return Located(source)
-    loader = _Loader(source)
+    loader = None
     try:
+        loader = _Loader(source)  # reading the text can fail already (a character YAML refuses)
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as error:
@@ -55,7 +56,8 @@ def load(source: str | Mapping[str, Any] | None, what: str = "template") -> Loca
         line = mark.line + 1 if mark is not None else None
         raise StackValidationFailed(f"Error parsing {what} [root stack] {error}", line=line) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     lines: dict[Path, int] = {}
     if node is not None:
         _mark(node, (), lines)

@@ -45,7 +45,7 @@ from tether.store.database import Store
 log = logging.getLogger(__name__)
 
 # How long the loop waits for a resource to report before it looks again anyway.
-POLL_SECONDS = 5.0
+POLL_SECONDS = 10.0
 
 
 def stack_key(stack_id: str) -> tuple[str, str]:

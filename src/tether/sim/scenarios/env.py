@@ -234,6 +234,11 @@ class Env:
             return
         self.step(f"node {node} maintenance {'on' if on else 'off'}")
 
+    def break_hardware(self, node: str, action: str) -> None:
+        """The node's BMC fails the next ``action`` (part of the situation, so the explorer keeps it too)."""
+        self.cloud.world.hardware.fail(self.id(node), action)
+        self.step(f"node {node}'s next {action} will fail")
+
     async def wait_node(self, node: str, state: str | tuple[str, ...], timeout: float = 3600.0) -> bool:
         """Wait until the node is in ``state`` (or one of them)."""
         rt = self.cloud.rt

@@ -103,6 +103,10 @@ def _fleet(count: int) -> dict[str, object]:
                                     "properties": {"count": count, "resource_def": server}}}}
 
 
+async def _failing_node(env: Env) -> None:
+    env.break_hardware("node-1", "deploy")  # the reporter's BMC issues: one deploy fails
+
+
 async def _create_then_replace(env: Env) -> None:
     await env.create_stack("fleet", _fleet(2))
     # the failed deploy's node is cleaned and free again before the user retries
@@ -129,8 +133,8 @@ STACK_REPLACE_FAILED_BAREMETAL_SERVER = Scenario(
     seed="001",
     summary="A stack of as many bare-metal servers as nodes; one deploy fails; `stack update` replaces it.",
     shape=DemoShape(nodes=2, hypervisors=1),
+    prepare=_failing_node,
     timeline=(Timed(0.0, "user", _create_then_replace, ("stack-create", "stack-update")),),
-    faults=("baremetal.deploy.wait_callback=error*1",),
     expect=_expect_replaced,
     bug="orphan-internal-ports",
     invariant="orphan-port",

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from tether.services.orchestration.engine import Engine
 
 NESTED_VERSION = "2015-04-30"
-POLL_SECONDS = 5.0
+POLL_SECONDS = 10.0
 
 
 def nested_key(stack_id: str) -> tuple[str, str]:

@@ -20,7 +20,7 @@ from tether.services.orchestration.resources.base import ResourceFailed, Run, cl
 from tether.store.database import Store
 
 # How often a wait looks again without being told: compute tells (``instance_key``), this is the backstop.
-POLL_SECONDS = 2.0
+POLL_SECONDS = 10.0
 
 
 # What becomes of a server's ports when it is replaced; emulation supplies upstream's version.
