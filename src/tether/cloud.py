@@ -34,7 +34,6 @@ from tether.services.identity.service import IdentityService
 from tether.services.image import ImageService
 from tether.services.network import NetworkService
 from tether.services.orchestration import OrchestrationService
-from tether.services.orchestration.resources.server import instance_key
 from tether.store.database import Database, Store
 
 compute_log = logging.getLogger("tether.compute")
@@ -97,8 +96,9 @@ class Cloud:
         self.bus.subscribe(GuestDeviceUnplugged, lambda unplugged: self.rt.spawn(
             self.network.port_unplugged(unplugged.port_id), name=f"agent.unplugged:{unplugged.port_id[:8]}"))
         self.bus.subscribe(InstanceStateChanged, _log_instance_state)
-        # a stack's server waits for its build or delete to end on this key
-        self.bus.subscribe(InstanceStateChanged, lambda changed: self.rt.notify(instance_key(changed.instance_uuid)))
+        # a stack waiting for its server's build or delete to end
+        self.bus.subscribe(InstanceStateChanged,
+                           lambda changed: self.orchestration.instance_changed(changed.instance_uuid))
         self.bus.subscribe(NodeStateChanged, _log_node_state)
 
     def _notify_compute(self, notified: ComputeNotified) -> None:

@@ -38,9 +38,9 @@ class OrchestrationService:
         self.rt = runtime
         lookups = Lookups(compute, image, network)
         internal_ports = InternalPorts(store, runtime, rng, network, compute, lookups)
+        servers = Server(store, runtime, rng, compute, lookups, internal_ports, prepare_ports=steps.prepare_ports)
         handlers: dict[str, Handler] = {
-            "OS::Nova::Server": Server(store, runtime, rng, compute, lookups, internal_ports,
-                                       prepare_ports=steps.prepare_ports),
+            "OS::Nova::Server": servers,
             "OS::Neutron::Port": Port(store, rng, network, lookups),
             "OS::Neutron::Net": Net(store, rng, network),
             "OS::Neutron::Subnet": Subnet(store, rng, network, lookups),
@@ -66,3 +66,5 @@ class OrchestrationService:
         self.attributes = stacks.attributes
         self.validate_template = stacks.validate_template
         self.recover = recovery.recover
+        # compute's news of an instance a stack waits on (subscribed where the cloud is assembled)
+        self.instance_changed = servers.instance_changed

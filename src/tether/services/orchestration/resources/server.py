@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import random
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tether.domain import compute_states as vm
@@ -41,6 +41,13 @@ class Server:
     lookups: Lookups
     ports: InternalPorts
     prepare_ports: PreparePorts = delete_or_hand_over
+    # The servers a stack is waiting on now: only their state changes are worth a signal (a signal
+    # nobody waits for would still be one more step for the race explorer to order).
+    awaited: set[str] = field(default_factory=set)
+
+    def instance_changed(self, uuid: str) -> None:
+        if uuid in self.awaited:
+            self.rt.notify(instance_key(uuid))
 
     async def create(self, run: Run) -> None:
         uuid = await claim_physical_id(self.store, self.rng, run.resource)
@@ -75,6 +82,13 @@ class Server:
 
     async def wait_ready(self, run: Run) -> None:
         uuid = run.resource.physical_id or ""
+        self.awaited.add(uuid)
+        try:
+            await self._wait_ready(run, uuid)
+        finally:
+            self.awaited.discard(uuid)
+
+    async def _wait_ready(self, run: Run, uuid: str) -> None:
         while True:
             instance = await self.compute.live_instance(uuid)
             if instance is None:
@@ -96,6 +110,13 @@ class Server:
 
     async def wait_gone(self, run: Run) -> None:
         uuid = run.resource.physical_id or ""
+        self.awaited.add(uuid)
+        try:
+            await self._wait_gone(uuid)
+        finally:
+            self.awaited.discard(uuid)
+
+    async def _wait_gone(self, uuid: str) -> None:
         while True:
             instance = await self.compute.live_instance(uuid)
             if instance is None:
