@@ -194,6 +194,15 @@ class Env:
         self.step(f"openstack stack update --existing {name}: {stack.state}")
         await self.wait_stack(name)
 
+    async def delete_stack(self, name: str) -> None:
+        try:
+            await self.cloud.orchestration.delete_stack(self.ctx, self.id(name))
+        except TetherError as error:
+            self._failed(f"stack delete {name}", error)
+            return
+        self.step(f"openstack stack delete {name}")
+        await self.wait_stack(name)
+
     async def wait_stack(self, name: str, timeout: float = 7200.0) -> str:
         """Poll like `--wait`: until the stack's action is over."""
         rt = self.cloud.rt

@@ -141,6 +141,37 @@ STACK_REPLACE_FAILED_BAREMETAL_SERVER = Scenario(
 )
 
 
+async def _one_server_stack(env: Env) -> None:
+    await env.create_stack("single", _fleet(1))
+    members = await env.cloud.compute.find_servers(env.ctx, all_projects=True, deleted=False)
+    env.names["bm-0"] = members[0].uuid
+
+
+async def _expect_all_gone(env: Env) -> list[str]:
+    unmet = []
+    if env.outcomes.get("single") != "DELETE_COMPLETE":
+        unmet.append(f"the stack delete should end DELETE_COMPLETE, is {env.outcomes.get('single')}")
+    if await env.cloud.compute.find_servers(env.ctx, all_projects=True, deleted=False):
+        unmet.append("no server should be left")
+    made = [port.id for port in await env.cloud.network.list_ports(env.ctx) if port.created_by == "orchestration"]
+    if made:
+        unmet.append(f"the stack's ports should be gone: {made}")
+    return unmet
+
+
+STACK_DELETE_RACES_SERVER_DELETE = Scenario(
+    name="stack-delete-races-server-delete",
+    seed="001",
+    summary="A stack's bare-metal server is deleted behind its back while the stack is deleted.",
+    shape=DemoShape(nodes=1, hypervisors=1),
+    prepare=_one_server_stack,
+    timeline=(Timed(0.0, "user", lambda env: env.delete_stack("single"), ("stack-delete",)),
+              Timed(0.0, "operator", lambda env: env.delete_server("bm-0"), ("delete",))),
+    expect=_expect_all_gone,
+    tags=("coverage",),
+)
+
+
 # -- seed 003 -------------------------------------------------------------------------------
 
 
@@ -457,6 +488,7 @@ SCENARIOS: dict[str, Scenario] = {
         TERMINATE_RACES_PORT_DELETE,
         REUSE_PRECREATED_PORT,
         STACK_REPLACE_FAILED_BAREMETAL_SERVER,
+        STACK_DELETE_RACES_SERVER_DELETE,
         NODE_TORN_DOWN_DURING_BUILD,
         NODE_DELETED_DURING_BUILD,
         USER_DELETE_DURING_BUILD,

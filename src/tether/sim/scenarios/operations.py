@@ -26,6 +26,7 @@ OPERATIONS: dict[str, frozenset[str]] = {
     "cache-refresh": frozenset({"instance"}),
     "stack-create": frozenset({"stack", "instance", "port", "node"}),
     "stack-update": frozenset({"stack", "instance", "port", "node"}),
+    "stack-delete": frozenset({"stack", "instance", "port", "node"}),
 }
 CLAIMED = ("boot", "delete", "attach", "detach", "port-delete", "node-undeploy", "node-delete", "node-maintenance")
 
