@@ -261,3 +261,41 @@ resources:
         check_clean(cloud)
     finally:
         cloud.stop()
+
+
+def test_a_template_resource_from_the_environment_is_a_nested_stack(live_cloud: LiveCloud, heat: Heat,
+                                                                    tmp_path: Path) -> None:
+    box = tmp_path / "box.yaml"
+    box.write_text("""
+heat_template_version: 2018-08-31
+parameters:
+  cidr: {type: string}
+resources:
+  net: {type: OS::Neutron::Net}
+  subnet: {type: OS::Neutron::Subnet, properties: {network: {get_resource: net}, cidr: {get_param: cidr}}}
+  server:
+    type: OS::Nova::Server
+    depends_on: [subnet]
+    properties: {flavor: m1.tiny, image: cirros, networks: [{network: {get_resource: net}}]}
+outputs:
+  address: {value: {get_attr: [server, first_address]}}
+""")
+    environment = tmp_path / "env.yaml"
+    environment.write_text(f"resource_registry:\n  My::Box: {box}\n")
+    template = _write(tmp_path, """
+heat_template_version: 2018-08-31
+resources:
+  box: {type: My::Box, properties: {cidr: 10.88.0.0/24}}
+outputs:
+  address: {value: {get_attr: [box, address]}}
+""")
+    name = _name("nested")
+    stack_cli(live_cloud, "create", "-t", template, "-e", str(environment), name, "--wait")
+    address = json.loads(stack_cli(live_cloud, "output", "show", name, "address", "-f", "json").stdout)
+    assert address["output_value"].startswith("10.88.0.")
+    resources = json.loads(stack_cli(live_cloud, "resource", "list", "-n", "1", name, "-f", "json").stdout)
+    assert sorted(r["resource_name"] for r in resources) == ["box", "net", "server", "subnet"]
+    stack_cli(live_cloud, "delete", "-y", "--wait", name)
+    assert heat.network("/networks?name=" + name)["networks"] == []
+    assert [s for s in heat.compute("/servers")["servers"] if s["name"].startswith(name)] == []
+    check_clean(live_cloud)

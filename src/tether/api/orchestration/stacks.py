@@ -266,12 +266,19 @@ async def show_output(request: Request, project_id: str, stack_name: str, stack_
 async def list_resources(request: Request, project_id: str, stack_name: str, stack_id: str,
                          ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     stack = await _stack(request, ctx, project_id, stack_name, stack_id)
-    heat = _heat(request)
-    resources = await heat.resources(stack)
-    required_by = heat.required_by(stack)
+    depth = _limit(request.query_params.get("nested_depth", "0"))
     base = _base(request, project_id)
-    return {"resources": [resource_view(base, stack, resource, required_by.get(resource.name, []))
-                          for resource in resources]}
+    shown: list[dict[str, Any]] = []
+    level = [stack]
+    for _ in range(depth + 1):  # heat's nested_depth: the stack's own resources, then those of its nested stacks
+        below = []
+        for current in level:
+            required_by = _heat(request).required_by(current)
+            for resource in await _heat(request).resources(current):
+                shown.append(resource_view(base, current, resource, required_by.get(resource.name, [])))
+            below += await _heat(request).list_stacks(ctx, nested=True, parent_id=current.id)
+        level = below
+    return {"resources": shown}
 
 
 @router.get("/{project_id}/stacks/{stack_name}/{stack_id}/resources/{resource_name}")

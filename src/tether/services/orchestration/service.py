@@ -14,8 +14,9 @@ from tether.services.orchestration.internal_ports import InternalPorts, delete_o
 from tether.services.orchestration.lookups import Lookups
 from tether.services.orchestration.properties import Properties
 from tether.services.orchestration.recovery import StackRecovery
-from tether.services.orchestration.resources.base import Handler
+from tether.services.orchestration.resources import Handlers
 from tether.services.orchestration.resources.group import Group
+from tether.services.orchestration.resources.nested import NestedStacks, TemplateResource
 from tether.services.orchestration.resources.net import Net, Subnet
 from tether.services.orchestration.resources.port import Port
 from tether.services.orchestration.resources.server import PreparePorts, Server
@@ -39,16 +40,18 @@ class OrchestrationService:
         lookups = Lookups(compute, image, network)
         internal_ports = InternalPorts(store, runtime, rng, network, compute, lookups)
         servers = Server(store, runtime, rng, compute, lookups, internal_ports, prepare_ports=steps.prepare_ports)
-        handlers: dict[str, Handler] = {
+        handlers = Handlers({
             "OS::Nova::Server": servers,
             "OS::Neutron::Port": Port(store, rng, network, lookups),
             "OS::Neutron::Net": Net(store, rng, network),
             "OS::Neutron::Subnet": Subnet(store, rng, network, lookups),
-        }
+        })
         properties = Properties(store, handlers)
         engine = Engine(store, runtime, rng, handlers, properties)
-        # a group's members are a nested stack, which the engine drives like any other
-        handlers["OS::Heat::ResourceGroup"] = Group(store, runtime, rng, engine, handlers)
+        # a group's members and a template resource are nested stacks, which the engine drives like any other
+        nested = NestedStacks(store, runtime, rng, engine)
+        handlers.by_type["OS::Heat::ResourceGroup"] = Group(nested, handlers)
+        handlers.template_resource = TemplateResource(nested, properties)
         stacks = Stacks(store, runtime, rng, engine, lookups, properties)
         recovery = StackRecovery(store, engine)
 
