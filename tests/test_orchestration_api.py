@@ -299,3 +299,37 @@ outputs:
     assert heat.network("/networks?name=" + name)["networks"] == []
     assert [s for s in heat.compute("/servers")["servers"] if s["name"].startswith(name)] == []
     check_clean(live_cloud)
+
+
+def test_a_failed_update_rolls_back_and_the_old_server_gets_its_port_back(live_cloud: LiveCloud, heat: Heat,
+                                                                        tmp_path: Path) -> None:
+    huge = _name("huge")
+    live_cloud.cli("flavor", "create", "--vcpus", "4096", "--ram", "512", "--disk", "1", huge)
+    template = _write(tmp_path, """
+heat_template_version: 2018-08-31
+parameters:
+  flavor: {type: string, default: m1.tiny}
+resources:
+  a:
+    type: OS::Nova::Server
+    properties: {flavor: {get_param: flavor}, image: cirros, networks: [{network: private}]}
+""")
+    name = _name("rollback")
+    stack_cli(live_cloud, "create", "-t", template, "--enable-rollback", name, "--wait")
+    (server,) = [r for r in json.loads(stack_cli(live_cloud, "resource", "list", name, "-f", "json").stdout)]
+    old = server["physical_resource_id"]
+    (port,) = heat.network(f"/ports?device_id={old}")["ports"]
+
+    # no host can take the new flavor: the replacement fails, and the update is rolled back
+    stack_cli(live_cloud, "update", "-t", template, "--parameter", f"flavor={huge}", "--rollback", "enabled",
+              name, "--wait", check=False)
+    assert heat.wait(name)["stack_status"] == "ROLLBACK_COMPLETE"
+    (after,) = [r for r in json.loads(stack_cli(live_cloud, "resource", "list", name, "-f", "json").stdout)]
+    assert after["physical_resource_id"] == old
+    assert heat.compute(f"/servers/{old}")["server"]["status"] == "ACTIVE"
+    # the port the stack had handed to the replacement is the old server's again, attached
+    assert heat.network(f"/ports/{port['id']}")["port"]["device_id"] == old
+    assert [s for s in heat.compute("/servers")["servers"] if s["name"].startswith(name) and s["id"] != old] == []
+    check_clean(live_cloud)
+    stack_cli(live_cloud, "delete", "-y", "--wait", name)
+    check_clean(live_cloud)
