@@ -18,8 +18,7 @@ def token(live_cloud, user: str = "admin", password: str = "admin") -> str:
 
 def test_sdk_authenticates_and_sees_every_service_in_the_catalog(sdk) -> None:
     services = {entry["type"] for entry in sdk.session.auth.get_access(sdk.session).service_catalog.catalog}
-    # orchestration is not served, so it is not advertised either
-    assert services == {"identity", "compute", "network", "image", "baremetal"}
+    assert services == {"identity", "compute", "network", "image", "baremetal", "orchestration"}
 
 
 def test_every_response_carries_a_request_id_and_compute_echoes_its_microversion(live_cloud) -> None:

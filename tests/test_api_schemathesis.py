@@ -93,6 +93,13 @@ def envelope_problem(path: str, status: int, body: Any) -> str | None:
                 or not isinstance(inner.get("message"), str):
             return "not keystone's {error: {code, title, message}}"
         return None
+    if service == "orchestration":
+        inner = body.get("error")
+        if set(body) != {"explanation", "code", "title", "error"} or body.get("code") != status \
+                or not isinstance(inner, dict) or not isinstance(inner.get("message"), str) \
+                or not isinstance(inner.get("type"), str):
+            return "not heat's {explanation, code, title, error: {message, traceback, type}}"
+        return None
     return f"no service owns {path}"
 
 
@@ -159,7 +166,8 @@ def path_parameters(path: str, names: list[str], real: dict[str, str]) -> dict[s
 def test_openapi_document_describes_every_service_and_its_bodies(fuzzed_cloud: LiveCloud) -> None:
     document = httpx.get(f"{fuzzed_cloud.base_url}/openapi.json", timeout=30).json()
     paths = document["paths"]
-    for prefix in ("/identity/v3", "/compute/v2.1/", "/network/v2.0/", "/image/v2/", "/baremetal/v1/"):
+    for prefix in ("/identity/v3", "/compute/v2.1/", "/network/v2.0/", "/image/v2/", "/baremetal/v1/",
+                   "/orchestration/v1/"):
         assert any(path.startswith(prefix) for path in paths), prefix
     assert document["components"]["securitySchemes"]["keystone_token"] == {
         "type": "apiKey", "in": "header", "name": "X-Auth-Token",

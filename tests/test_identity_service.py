@@ -410,10 +410,11 @@ EXPECTED_URLS = {
     "network": f"{BASE}/network",
     "image": f"{BASE}/image",
     "baremetal": f"{BASE}/baremetal",
+    "orchestration": f"{BASE}/orchestration/v1/p123",
 }
 
 
-def test_catalog_lists_the_five_services_it_serves_with_region_and_interface() -> None:
+def test_catalog_lists_the_six_services_it_serves_with_region_and_interface() -> None:
     catalog = build_catalog(BASE + "/", "p123")
     assert {entry["type"]: entry["endpoints"][0]["url"] for entry in catalog} == EXPECTED_URLS
     for entry in catalog:
@@ -430,8 +431,8 @@ def test_catalog_is_a_pure_function_with_stable_ids() -> None:
     assert build_catalog(BASE, "p123") == build_catalog(BASE, "p123")
     elsewhere = build_catalog("https://cloud.example", "p999")
     assert [e["id"] for e in elsewhere] == [e["id"] for e in build_catalog(BASE, "p123")]
-    assert elsewhere[-1]["endpoints"][0]["url"] == "https://cloud.example/baremetal"
-    # no endpoint of Tether's needs a project in its URL, so a token without one sees them all
+    assert elsewhere[-1]["endpoints"][0]["url"] == "https://cloud.example/orchestration/v1/p999"
+    # heat's URL holds the project (heatclient uses it as it is), so a token without one does not list it
     assert [e["type"] for e in build_catalog(BASE, None)] == [
         "identity", "compute", "network", "image", "baremetal",
     ]

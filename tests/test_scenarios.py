@@ -18,7 +18,18 @@ SYMPTOMS = {
     "mac-kept-on-unbind": "is in use",
     "stuck-build-on-node-teardown": ": BUILD",
     "zombie-interface-on-attach-race": "guest interface",
+    "orphan-internal-ports": "and no live stack lists it",
 }
+
+
+async def test_heat_and_ironic_before_their_fixes_leave_the_replacement_no_usable_node(database) -> None:
+    """Seed 001 whole, as its reporter saw it: heat's orphaned port keeps the NIC's MAC (ironic's half),
+    so the replacement of the failed server cannot use the node that is free."""
+    result = await run("stack-replace-failed-baremetal-server", database,
+                       bugs=["orphan-internal-ports", "mac-kept-on-unbind"])
+    assert {"orphan-port", "mac-conflict"} <= {v.invariant for v in result.violations}
+    shown = "\n".join(step["text"] for step in result.steps)
+    assert "Unable to attach VIF" in shown and "stack fleet: UPDATE_FAILED" in shown, shown
 
 
 async def run(name: str, database, bugs=(), faults=()):

@@ -33,6 +33,7 @@ from tether.services.context import RequestContext
 from tether.services.identity.service import IdentityService
 from tether.services.image import ImageService
 from tether.services.network import NetworkService
+from tether.services.orchestration import OrchestrationService
 from tether.store.database import Database, Store
 
 compute_log = logging.getLogger("tether.compute")
@@ -73,6 +74,9 @@ class Cloud:
         self.compute = ComputeService(
             self.store, runtime, self.rng, network=self.network, baremetal=self.baremetal,
             image=self.image, hypervisor=world.hypervisor, steps=self.emulation.compute, **compute_options)
+        self.orchestration = OrchestrationService(self.store, runtime, self.rng, compute=self.compute,
+                                                  network=self.network, image=self.image,
+                                                  steps=self.emulation.orchestration)
         self._subscribe()
         # The hardware outlives incarnations; it reports to whichever one is alive now.
         world.hypervisor.report_to(self.bus.publish)
@@ -92,6 +96,9 @@ class Cloud:
         self.bus.subscribe(GuestDeviceUnplugged, lambda unplugged: self.rt.spawn(
             self.network.port_unplugged(unplugged.port_id), name=f"agent.unplugged:{unplugged.port_id[:8]}"))
         self.bus.subscribe(InstanceStateChanged, _log_instance_state)
+        # a stack waiting for its server's build or delete to end
+        self.bus.subscribe(InstanceStateChanged,
+                           lambda changed: self.orchestration.instance_changed(changed.instance_uuid))
         self.bus.subscribe(NodeStateChanged, _log_node_state)
 
     def _notify_compute(self, notified: ComputeNotified) -> None:
@@ -110,6 +117,7 @@ class Cloud:
         """Resume or roll back whatever a previous incarnation left unfinished (rule 5)."""
         await self.baremetal.resume_conductor_jobs()
         await self.compute.recover()
+        await self.orchestration.recover()
 
 
 def _log_instance_state(changed: InstanceStateChanged) -> None:

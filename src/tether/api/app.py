@@ -20,7 +20,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tether import __version__
-from tether.api import baremetal, compute, identity, image, network, openapi, roots
+from tether.api import baremetal, compute, identity, image, network, openapi, orchestration, roots
 from tether.api.envelopes import error_body, service_of
 from tether.api.middleware import BodyTooLarge, TetherMiddleware
 from tether.domain.errors import TetherError
@@ -37,6 +37,7 @@ SERVICES: dict[str, tuple[APIRouter, ...]] = {
     "network": (roots.network, *network.ROUTERS),
     "image": (roots.image, *image.ROUTERS),
     "baremetal": (roots.baremetal, *baremetal.ROUTERS),
+    "orchestration": (roots.orchestration, *orchestration.ROUTERS),
 }
 
 # service -> how it words a body or query string that a route's model refused

@@ -41,3 +41,7 @@ def image_v2(base: str) -> dict[str, Any]:
 def baremetal_v1(base: str) -> dict[str, Any]:
     return {"id": "v1", "status": "CURRENT", "min_version": versions.fmt(versions.BAREMETAL_MIN),
             "version": versions.fmt(versions.BAREMETAL_MAX), "links": _link(f"{base}/baremetal/v1/")}
+
+
+def orchestration_v1(base: str) -> dict[str, Any]:
+    return {"id": "v1.0", "status": "CURRENT", "links": _link(f"{base}/orchestration/v1/")}

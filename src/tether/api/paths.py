@@ -17,6 +17,7 @@ PREFIXES = {
     "network": "/network/v2.0",
     "image": "/image/v2",
     "baremetal": "/baremetal/v1",
+    "orchestration": "/orchestration/v1",
 }
 
 

@@ -14,6 +14,7 @@ compute = paths.roots("compute")
 network = paths.roots("network")
 image = paths.roots("image")
 baremetal = paths.roots("baremetal")
+orchestration = paths.roots("orchestration")
 
 
 def _base(request: Request) -> str:
@@ -62,3 +63,10 @@ async def baremetal_v1(request: Request) -> dict[str, Any]:
             "media_types": [{"base": "application/json", "type": "application/vnd.openstack.ironic.v1+json"}],
             "links": [{"href": f"{base}/baremetal/v1/", "rel": "self"}], **links,
             "min_version": versions.fmt(versions.BAREMETAL_MIN), "max_version": versions.fmt(versions.BAREMETAL_MAX)}
+
+
+@orchestration.get("/orchestration")
+@orchestration.get("/orchestration/", include_in_schema=False)
+async def orchestration_root(request: Request) -> JSONResponse:
+    # heat answers its root with 300 Multiple Choices, as glance does
+    return JSONResponse({"versions": [discovery.orchestration_v1(_base(request))]}, status_code=300)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tether.cloud import Cloud
 from tether.domain.invariants import Snapshot
+from tether.services.orchestration.ownership import ports_stacks_list
 from tether.store import repos
 
 
@@ -26,6 +27,8 @@ async def collect(cloud: Cloud) -> Snapshot:
             nodes=await repos.nodes.find(conn),
             node_ports=await repos.node_ports.find(conn),
             portgroups=await repos.portgroups.find(conn),
+            orchestration_ports=await ports_stacks_list(conn),
+            stacks=await repos.stacks.find(conn, deleted_at=None),
         )
     snapshot.guest_devices = cloud.world.hypervisor.interfaces()
     return snapshot

@@ -16,6 +16,8 @@ from tether.domain import compute_states as vm
 from tether.domain.baremetal import Node, NodePort, Portgroup
 from tether.domain.compute import GuestInterface, Instance, VifEntry
 from tether.domain.network import COMPUTE_OWNER_PREFIX, CREATED_BY_COMPUTE, CREATED_BY_ORCHESTRATION, IpAllocation, Port
+from tether.domain.orchestration.stack_states import is_in_progress
+from tether.domain.orchestration.stacks import Stack
 
 
 @dataclass
@@ -31,6 +33,8 @@ class Snapshot:
     guest_devices: list[GuestInterface] = field(default_factory=list)
     # Ports that orchestration owns, by port id: the stack resource that lists each.
     orchestration_ports: dict[str, str] = field(default_factory=dict)
+    # The stacks that are not deleted.
+    stacks: list[Stack] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -99,8 +103,11 @@ def orphan_port(snap: Snapshot) -> list[Violation]:
     for port in snap.ports:
         if port.created_by == CREATED_BY_ORCHESTRATION:
             if port.id not in snap.orchestration_ports:
-                out.append(Violation("orphan-port", {"port": port.id},
-                                     f"port {port.id} was created by orchestration and no stack resource lists it"))
+                stack, _, resource = port.created_for.partition("/")
+                named = {"stack": stack, "resource": resource} if stack else {}
+                out.append(Violation("orphan-port", {"port": port.id, **named},
+                                     f"port {port.id} was created by stack {stack or '(unknown)'} for resource "
+                                     f"{resource or '(unknown)'} and no live stack lists it"))
             continue
         if not (port.device_owner.startswith(COMPUTE_OWNER_PREFIX) or port.created_by == CREATED_BY_COMPUTE):
             continue
@@ -161,6 +168,10 @@ def stuck_transient(snap: Snapshot) -> list[Violation]:
         if snap.now > node.provision_updated_at + state.deadline:
             out.append(Violation("stuck-transient", {"node": node.uuid},
                                  f"node {node.uuid} is in {node.provision_state} past its deadline"))
+    for stack in snap.stacks:
+        if is_in_progress(stack.state) and stack.deadline is not None and snap.now > stack.deadline:
+            out.append(Violation("stuck-transient", {"stack": stack.id},
+                                 f"stack {stack.name} ({stack.id}) is {stack.state} past its deadline"))
     return out
 
 
@@ -258,4 +269,5 @@ def transient_leftovers(snap: Snapshot) -> list[str]:
     left += [f"node {n.uuid} {n.provision_state}" for n in snap.nodes
              if n.provision_state in bms.PROVISION_STATES.states and not n.maintenance
              and bms.PROVISION_STATES.is_transient(n.provision_state)]
+    left += [f"stack {stack.id} {stack.state}" for stack in snap.stacks if is_in_progress(stack.state)]
     return left

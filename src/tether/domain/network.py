@@ -104,6 +104,8 @@ class Port:
     binding_profile: dict[str, Any] = field(default_factory=dict)
     binding_vif_type: str = "unbound"
     created_by: str = CREATED_BY_USER
+    # What created it, when that was not the user: "STACK_ID/RESOURCE" for a port a stack made.
+    created_for: str = ""
     description: str = ""
     created_at: float = 0.0
     updated_at: float = 0.0

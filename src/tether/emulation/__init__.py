@@ -13,6 +13,7 @@ from types import ModuleType
 
 from tether.emulation import (
     mac_kept_on_unbind,
+    orphan_internal_ports,
     stale_vif_on_terminate,
     stuck_build_on_node_teardown,
     zombie_interface_on_attach_race,
@@ -20,6 +21,7 @@ from tether.emulation import (
 from tether.runtime.bugs import Bug
 from tether.services.baremetal import BaremetalSteps
 from tether.services.compute import ComputeSteps
+from tether.services.orchestration import OrchestrationSteps
 
 # Applied in this order: where two bugs replace one step, the later one's version stands
 # (the port-deleted event of Pike's nova, seed 000, drops the cache entry first).
@@ -28,6 +30,7 @@ MODULES: dict[Bug, ModuleType] = {
     Bug.STALE_VIF_ON_TERMINATE: stale_vif_on_terminate,
     Bug.MAC_KEPT_ON_UNBIND: mac_kept_on_unbind,
     Bug.STUCK_BUILD_ON_NODE_TEARDOWN: stuck_build_on_node_teardown,
+    Bug.ORPHAN_INTERNAL_PORTS: orphan_internal_ports,
 }
 
 
@@ -35,6 +38,7 @@ MODULES: dict[Bug, ModuleType] = {
 class Emulation:
     compute: ComputeSteps = field(default_factory=ComputeSteps)
     baremetal: BaremetalSteps = field(default_factory=BaremetalSteps)
+    orchestration: OrchestrationSteps = field(default_factory=OrchestrationSteps)
     # invariants whose reconcilers stand down
     silenced: frozenset[str] = frozenset()
 
@@ -48,6 +52,7 @@ def emulate(bugs: frozenset[Bug] | set[Bug] | tuple[Bug, ...] = ()) -> Emulation
                 emulation,
                 compute=replace(emulation.compute, **module.COMPUTE),
                 baremetal=replace(emulation.baremetal, **module.BAREMETAL),
+                orchestration=replace(emulation.orchestration, **module.ORCHESTRATION),
                 silenced=emulation.silenced | module.SILENCED,
             )
     return emulation

@@ -18,4 +18,5 @@ async def unbind_keeping_mac(vifs: Vifs, vif_id: str) -> None:
 
 COMPUTE: dict[str, Any] = {}
 BAREMETAL: dict[str, Any] = {"release_port": unbind_keeping_mac}
+ORCHESTRATION: dict[str, Any] = {}
 SILENCED = frozenset({"mac-conflict"})

@@ -53,4 +53,5 @@ COMPUTE: dict[str, Any] = {
     "on_vif_deleted": vif_deleted_like_nova(drop_first=True),
 }
 BAREMETAL: dict[str, Any] = {"detach_vifs_on_teardown": leave_vifs_on_teardown}
+ORCHESTRATION: dict[str, Any] = {}
 SILENCED = frozenset({"stale-vif", "orphan-port"})

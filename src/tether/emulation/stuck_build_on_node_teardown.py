@@ -24,4 +24,5 @@ async def lose_track_of_build(build: Build, instance: Instance, request_id: str,
 
 COMPUTE: dict[str, Any] = {"on_node_vanished": lose_track_of_build}
 BAREMETAL: dict[str, Any] = {}
+ORCHESTRATION: dict[str, Any] = {}
 SILENCED = frozenset({"stuck-transient", "association"})

@@ -33,4 +33,5 @@ COMPUTE: dict[str, Any] = {
     "on_refresh": refresh_like_nova,
 }
 BAREMETAL: dict[str, Any] = {}
+ORCHESTRATION: dict[str, Any] = {}
 SILENCED = frozenset({"zombie-interface", "orphan-port"})

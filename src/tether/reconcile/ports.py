@@ -19,9 +19,13 @@ class OrphanPorts(Reconciler):
         port = await network.find_port(port_id)
         if port is None:
             return False
-        if port.created_by == CREATED_BY_ORCHESTRATION:
-            return False  # orchestration mends its own ports when it lands
         compute = self.cloud.compute
+        if port.created_by == CREATED_BY_ORCHESTRATION:
+            if port.device_id and await compute.live_instance(port.device_id) is not None:
+                return False  # its server still uses it: deleting it would take it off a live server
+            # rule 2: no live stack lists it, and what an owner created goes with the owner
+            await network.delete_port(RequestContext.internal(project_id=port.project_id), port_id)
+            return True
         if port.device_id and await compute.live_instance(port.device_id) is not None:
             return await compute.reconcile_network(port.device_id)
         # rule 2: the owner is gone; delete what it created, release what the user brought.

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 
 from tether.domain.compute import Instance
 from tether.domain.invariants import Snapshot
-from tether.domain.network import Port
+from tether.domain.network import CREATED_BY_ORCHESTRATION, Port
 from tether.reconcile.queue import Key
+from tether.services.orchestration.ownership import ports_stacks_list
 from tether.store.unit_of_work import UnitOfWork
 
 if TYPE_CHECKING:
@@ -33,6 +34,9 @@ async def snapshot_around(cloud: Cloud, key: Key) -> Snapshot:
         else:
             raise ValueError(f"no reconciler looks at a {key.kind}")
         await _with_fixed_ips(uow, snapshot.ports)
+        made_by_stacks = sorted({port.id for port in snapshot.ports if port.created_by == CREATED_BY_ORCHESTRATION})
+        if made_by_stacks:
+            snapshot.orchestration_ports = await ports_stacks_list(uow, made_by_stacks)
     instances = {instance.uuid for instance in snapshot.instances} | ({key.id} if key.kind == "instance" else set())
     snapshot.guest_devices = [device for uuid in sorted(instances)
                               for device in cloud.world.hypervisor.interfaces(instance_uuid=uuid)]

@@ -17,6 +17,7 @@ class Bug(StrEnum):
     MAC_KEPT_ON_UNBIND = "mac-kept-on-unbind"
     STUCK_BUILD_ON_NODE_TEARDOWN = "stuck-build-on-node-teardown"
     ZOMBIE_INTERFACE_ON_ATTACH_RACE = "zombie-interface-on-attach-race"
+    ORPHAN_INTERNAL_PORTS = "orphan-internal-ports"
 
     @property
     def description(self) -> str:
@@ -56,6 +57,10 @@ _DESCRIPTIONS: dict[Bug, str] = {
         "the port-deleted event and cache refreshes are not synchronised with interface attach, "
         "and trust the info cache instead of the hypervisor"
     ),
+    Bug.ORPHAN_INTERNAL_PORTS: (
+        "replacing a stack's server detaches the ports the stack made for it and forgets them, "
+        "even when the server failed: they are left behind, listed by nobody"
+    ),
 }
 
 _UPSTREAM: dict[Bug, Upstream] = {
@@ -66,6 +71,10 @@ _UPSTREAM: dict[Bug, Upstream] = {
     ),
     Bug.MAC_KEPT_ON_UNBIND: Upstream(
         "heat, ironic", "001_69ab14d43c265761", "Heat does not delete ports from failed instances",
+        ("fix proposed: https://review.openstack.org/564104",),
+    ),
+    Bug.ORPHAN_INTERNAL_PORTS: Upstream(
+        "heat", "001_69ab14d43c265761", "Heat does not delete ports from failed instances",
         ("fix proposed: https://review.openstack.org/564104",),
     ),
     Bug.STUCK_BUILD_ON_NODE_TEARDOWN: Upstream(

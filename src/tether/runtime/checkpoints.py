@@ -40,7 +40,15 @@ CHECKPOINTS: dict[str, str] = {
     "baremetal.teardown.before_vif_detach": "the node is deleting; its VIFs are still attached",
     "baremetal.teardown.before_clean": "VIFs are detached; cleaning has not started",
     "baremetal.clean.wait": "the node is cleaning",
+    # orchestration
+    "orchestration.engine.wait": "a stack's loop waits for a resource to finish",
+    "orchestration.port.before_create": "the stack recorded the id of a port it makes; the port is not made yet",
+    "orchestration.create.before_wait": "a resource's physical resource is requested; it may not be ready",
+    "orchestration.delete.before_wait": "a resource's physical resource is being deleted; it may not be gone",
+    "orchestration.server.wait_active": "a stack's server is building",
+    "orchestration.server.wait_deleted": "a stack's server is being deleted",
     # locks (waiting for a lock is a scheduling point too)
+    "lock.wait.stack": "waiting for a stack resource's lock",
     "lock.wait.instance": "waiting for an instance's lock",
     "lock.wait.node": "waiting for a node's lock",
     "lock.wait.port": "waiting for a port's lock",

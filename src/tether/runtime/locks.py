@@ -1,7 +1,8 @@
 """Per-resource locks, always taken in one order (design rule 4).
 
-Everything that changes an instance's network attachments runs under that
-instance's lock; node VIF and provisioning work under the node's; a port's
+A stack resource's own changes run under its lock (it calls compute and the
+network service, so it comes first); everything that changes an instance's
+network attachments runs under that instance's lock; node VIF and provisioning work under the node's; a port's
 own changes under the port's. Taking them out of order (a node lock and then
 an instance lock) is refused outright rather than left to deadlock one day.
 Waiting for a lock is a scheduling point for the explorer.
@@ -17,7 +18,7 @@ from collections.abc import AsyncIterator, Hashable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Protocol
 
-ORDER = ("instance", "node", "port")
+ORDER = ("stack", "instance", "node", "port")
 
 
 class LockOrderViolation(RuntimeError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tether.domain import baremetal, compute, identity, image, network
+from tether.domain.orchestration import stacks as orchestration
 from tether.store import tables
 from tether.store.repository import Repository
 
@@ -32,3 +33,8 @@ instance_vifs = Repository(tables.instance_vifs, compute.VifEntry, None)
 instance_actions = Repository(tables.instance_actions, compute.InstanceAction, None)
 action_events = Repository(tables.action_events, compute.ActionEvent, "id")
 instance_faults = Repository(tables.instance_faults, compute.InstanceFault, "id")
+
+stacks = Repository(tables.stacks, orchestration.Stack, "id")
+stack_resources = Repository(tables.stack_resources, orchestration.StackResource, "id")
+stack_ports = Repository(tables.stack_ports, orchestration.StackPort, "port_id")
+stack_events = Repository(tables.stack_events, orchestration.StackEvent, "sequence")

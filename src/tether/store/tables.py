@@ -14,6 +14,7 @@ from sqlalchemy import (
 )
 
 from tether.domain import baremetal, compute, identity, image, network
+from tether.domain.orchestration import stacks as orchestration
 from tether.store.schema import table_for
 
 metadata = MetaData()
@@ -85,6 +86,23 @@ action_events = table_for(metadata, "action_events", compute.ActionEvent, primar
 instance_faults = table_for(metadata, "instance_faults", compute.InstanceFault,
                             primary_key=("id",), autoincrement="id", text=("message", "details"),
                             extra=(Index("ix_instance_faults_instance", "instance_uuid"),))
+
+# orchestration
+stacks = table_for(metadata, "stacks", orchestration.Stack, primary_key=("id",),
+                   text=("status_reason",),
+                   extra=(Index("ix_stacks_project_name", "project_id", "name"),
+                          Index("ix_stacks_parent", "parent_id")))
+stack_resources = table_for(metadata, "stack_resources", orchestration.StackResource, primary_key=("id",),
+                            text=("status_reason",),
+                            extra=(Index("ix_stack_resources_stack", "stack_id", "name"),
+                                   Index("ix_stack_resources_physical", "physical_id")))
+stack_ports = table_for(metadata, "stack_ports", orchestration.StackPort, primary_key=("port_id",),
+                        extra=(Index("ix_stack_ports_resource", "resource_id"),
+                               Index("ix_stack_ports_stack", "stack_id")))
+stack_events = table_for(metadata, "stack_events", orchestration.StackEvent, primary_key=("sequence",),
+                         autoincrement="sequence", text=("resource_status_reason",),
+                         extra=(UniqueConstraint("id", name="uq_stack_events_id"),
+                                Index("ix_stack_events_stack", "stack_id", "sequence")))
 
 # Durable intents (design rule 5): written before a multi-step operation's
 # first side effect, removed when it ends; recovery finishes or undoes the rest.

@@ -12,6 +12,7 @@ from tether.store.repository import Repository
 
 if TYPE_CHECKING:
     from tether.domain import baremetal, compute, identity, image, network
+    from tether.domain.orchestration import stacks as orchestration
     from tether.runtime.bus import MessageBus
     from tether.store.connection import StoreConnection
 
@@ -90,6 +91,10 @@ class UnitOfWork:
         instance_actions: Bound[compute.InstanceAction]
         action_events: Bound[compute.ActionEvent]
         instance_faults: Bound[compute.InstanceFault]
+        stacks: Bound[orchestration.Stack]
+        stack_resources: Bound[orchestration.StackResource]
+        stack_ports: Bound[orchestration.StackPort]
+        stack_events: Bound[orchestration.StackEvent]
 
     def __init__(self, conn: StoreConnection) -> None:
         self.conn = conn

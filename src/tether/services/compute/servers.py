@@ -59,7 +59,10 @@ class Servers:
         networks: str | list[dict[str, Any]] = "auto",
         metadata: dict[str, str] | None = None,
         key_name: str | None = None,
+        uuid: str | None = None,
     ) -> Instance:
+        """Accept a server and start its build. ``uuid``: for internal callers that name the server
+        before asking for it (a stack records the id first, so a crash cannot lose the server)."""
         if not ctx.can_write:
             raise ce.ComputeForbidden(action="os_compute_api:servers:create")
         if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
@@ -87,7 +90,7 @@ class Servers:
             raise ce.ComputeBadRequest(reason=error.message) from None
         now = self.rt.now()
         instance = Instance(
-            uuid=new_uuid(self.rng), name=name, project_id=ctx.project_id or "", user_id=ctx.user_id,
+            uuid=uuid or new_uuid(self.rng), name=name, project_id=ctx.project_id or "", user_id=ctx.user_id,
             flavor_id=flavor.id, image_id=image_id, vm_state=vm.BUILDING, task_state=vm.SCHEDULING,
             is_baremetal=flavor.is_baremetal, requested_networks=requested, metadata=metadata,
             key_name=key_name, deadline=now + vm.BUILD_TIMEOUT, created_at=now, updated_at=now,

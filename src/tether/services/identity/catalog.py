@@ -22,6 +22,7 @@ SERVICES: tuple[tuple[str, str, str], ...] = (
     ("network", "neutron", "/network"),
     ("image", "glance", "/image"),
     ("baremetal", "ironic", "/baremetal"),
+    ("orchestration", "heat", "/orchestration/v1/{project_id}"),
 )
 
 

@@ -80,6 +80,7 @@ class Networks:
         provider_physical_network: str | None = None,
         provider_segmentation_id: int | None = None,
         description: str = "",
+        network_id: str | None = None,  # internal callers that name it first (a stack, rule 5)
     ) -> Network:
         policy.require_write(ctx)
         _check_values({"name": name, "description": description, "admin_state_up": admin_state_up,
@@ -89,7 +90,7 @@ class Networks:
             policy.require_admin(ctx)
         now = self.rt.now()
         network = Network(
-            id=new_uuid(self.rng), name=name, project_id=policy.project_for(ctx, project_id),
+            id=network_id or new_uuid(self.rng), name=name, project_id=policy.project_for(ctx, project_id),
             admin_state_up=admin_state_up, shared=shared, external=external, mtu=mtu,
             provider_network_type=provider_network_type,
             provider_physical_network=provider_physical_network,

@@ -55,15 +55,21 @@ class PortSpec:
     project_id: str | None = None
     created_by: str = CREATED_BY_USER
     description: str = ""
+    # Internal callers only (a stack names its ports before making them, rule 5): never from the API.
+    id: str | None = None
+    created_for: str = ""
 
     @classmethod
     def from_dict(cls, spec: object) -> PortSpec:
         given = validation.dictionary("port", spec)
-        validation.known_keys(given, [f.name for f in fields(cls)])
+        validation.known_keys(given, [f.name for f in fields(cls) if f.name not in INTERNAL_ONLY])
         if "network_id" not in given:
             raise BadRequest(resource="port", msg="Failed to parse request. Required attribute 'network_id' "
                              "not specified")
         return cls(**given)
+
+
+INTERNAL_ONLY = ("id", "created_for")
 
 
 @dataclass
@@ -126,13 +132,15 @@ class Ports:
         project_id: str | None = None,
         created_by: str = CREATED_BY_USER,
         description: str = "",
+        port_id: str | None = None,
+        created_for: str = "",
     ) -> Port:
         spec = PortSpec(
             network_id=network_id, name=name, mac_address=mac_address, fixed_ips=fixed_ips,
             device_id=device_id, device_owner=device_owner, binding_host_id=binding_host_id,
             binding_vnic_type=binding_vnic_type, binding_profile=binding_profile,
             admin_state_up=admin_state_up, project_id=project_id, created_by=created_by,
-            description=description,
+            description=description, id=port_id, created_for=created_for,
         )
         (port,) = await self._create(ctx, [spec])
         return port
@@ -258,14 +266,15 @@ class Ports:
             policy.require_admin(ctx)
         now = self.rt.now()
         port = Port(
-            id=new_uuid(self.rng), name=spec.name, network_id=network.id,
+            id=spec.id or new_uuid(self.rng), name=spec.name, network_id=network.id,
             project_id=policy.project_for(ctx, spec.project_id, network.project_id),
             mac_address=item.mac or await rows.fresh_mac(conn, self.rng, network.id),
             admin_state_up=spec.admin_state_up, status=DOWN, device_id=spec.device_id,
             device_owner=spec.device_owner, binding_host_id=spec.binding_host_id,
             binding_vnic_type=spec.binding_vnic_type, binding_profile=item.profile,
             binding_vif_type=vif_type_for(spec.binding_vnic_type, spec.binding_host_id),
-            created_by=spec.created_by, description=spec.description, created_at=now, updated_at=now,
+            created_by=spec.created_by, created_for=spec.created_for, description=spec.description,
+            created_at=now, updated_at=now,
         )
         await rows.insert_port(conn, port)
         subnets = await rows.subnets_of(conn, network.id)

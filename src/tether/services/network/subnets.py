@@ -81,6 +81,7 @@ class Subnets:
         ipv6_ra_mode: str | None = None,
         project_id: str | None = None,
         description: str = "",
+        subnet_id: str | None = None,  # internal callers that name it first (a stack, rule 5)
     ) -> Subnet:
         policy.require_write(ctx)
         validation.uuid("network_id", network_id)
@@ -107,7 +108,7 @@ class Subnets:
                     )
             now = self.rt.now()
             subnet = Subnet(
-                id=new_uuid(self.rng), name=name, network_id=network.id,
+                id=subnet_id or new_uuid(self.rng), name=name, network_id=network.id,
                 project_id=policy.project_for(ctx, project_id, network.project_id),
                 ip_version=ip_version, cidr=cidr, gateway_ip=gateway, allocation_pools=pools,
                 enable_dhcp=enable_dhcp, dns_nameservers=nameservers,

@@ -172,6 +172,50 @@ class Env:
             await self.cloud.network.delete_port(self.ctx, port.id)
             self.step(f"port {port.id} of {server} deleted")
 
+    # -- stacks ----------------------------------------------------------------------------
+
+    async def create_stack(self, name: str, template: dict[str, Any]) -> None:
+        try:
+            stack = await self.cloud.orchestration.create_stack(self.ctx, name=name, template=template)
+        except TetherError as error:
+            self._failed(f"stack create {name}", error)
+            return
+        self.names[name] = stack.id
+        self.step(f"openstack stack create {name}: {stack.state}")
+        await self.wait_stack(name)
+
+    async def update_stack(self, name: str) -> None:
+        """`openstack stack update --existing NAME`: the same template, which replaces what failed."""
+        try:
+            stack = await self.cloud.orchestration.update_stack(self.ctx, self.id(name), existing=True)
+        except TetherError as error:
+            self._failed(f"stack update {name}", error)
+            return
+        self.step(f"openstack stack update --existing {name}: {stack.state}")
+        await self.wait_stack(name)
+
+    async def delete_stack(self, name: str) -> None:
+        try:
+            await self.cloud.orchestration.delete_stack(self.ctx, self.id(name))
+        except TetherError as error:
+            self._failed(f"stack delete {name}", error)
+            return
+        self.step(f"openstack stack delete {name}")
+        await self.wait_stack(name)
+
+    async def wait_stack(self, name: str, timeout: float = 7200.0) -> str:
+        """Poll like `--wait`: until the stack's action is over."""
+        rt = self.cloud.rt
+        deadline = rt.now() + timeout
+        while True:
+            stack = await self.cloud.orchestration.find_stack(self.ctx, self.id(name), deleted=True)
+            if not stack.state.endswith("IN_PROGRESS") or rt.now() >= deadline:
+                break
+            await rt.wait(("stack", stack.id), self.poll_seconds, guard=True)
+        self.outcomes[name] = stack.state
+        self.step(f"stack {name}: {stack.state} ({stack.status_reason})")
+        return stack.state
+
     # -- nodes ----------------------------------------------------------------------------
 
     async def undeploy(self, node: str) -> None:
@@ -199,12 +243,19 @@ class Env:
             return
         self.step(f"node {node} maintenance {'on' if on else 'off'}")
 
-    async def wait_node(self, node: str, state: str, timeout: float = 3600.0) -> bool:
+    def break_hardware(self, node: str, action: str) -> None:
+        """The node's BMC fails the next ``action`` (part of the situation, so the explorer keeps it too)."""
+        self.cloud.world.hardware.fail(self.id(node), action)
+        self.step(f"node {node}'s next {action} will fail")
+
+    async def wait_node(self, node: str, state: str | tuple[str, ...], timeout: float = 3600.0) -> bool:
+        """Wait until the node is in ``state`` (or one of them)."""
         rt = self.cloud.rt
         deadline = rt.now() + timeout
+        states = (state,) if isinstance(state, str) else state
         while rt.now() < deadline:
             found = await self.cloud.baremetal.find_node(self.id(node))
-            if found is not None and found.provision_state == state:
+            if found is not None and found.provision_state in states:
                 return True
             await rt.wait(self.cloud.baremetal.node_key(self.id(node)), self.poll_seconds, guard=True)
         return False

@@ -93,6 +93,85 @@ REUSE_PRECREATED_PORT = Scenario(
 )
 
 
+def _fleet(count: int) -> dict[str, object]:
+    """The seed's stack: a group of bare-metal servers, one per free node."""
+    server = {"type": "OS::Nova::Server",
+              "properties": {"name": "bm-%index%", "flavor": "baremetal", "image": "cirros",
+                             "networks": [{"network": "private"}]}}
+    return {"heat_template_version": "2018-08-31",
+            "resources": {"fleet": {"type": "OS::Heat::ResourceGroup",
+                                    "properties": {"count": count, "resource_def": server}}}}
+
+
+async def _failing_node(env: Env) -> None:
+    env.break_hardware("node-1", "deploy")  # the reporter's BMC issues: one deploy fails
+
+
+async def _create_then_replace(env: Env) -> None:
+    await env.create_stack("fleet", _fleet(2))
+    # the failed deploy's node is cleaned and free again before the user retries
+    for node in ("node-1", "node-2"):
+        await env.wait_node(node, (bms.AVAILABLE, bms.ACTIVE))
+    await env.update_stack("fleet")
+
+
+async def _expect_replaced(env: Env) -> list[str]:
+    unmet = []
+    if env.outcomes.get("fleet") != "UPDATE_COMPLETE":
+        unmet.append(f"the stack update should end UPDATE_COMPLETE, is {env.outcomes.get('fleet')}")
+    servers = await env.cloud.compute.find_servers(env.ctx, all_projects=True, deleted=False)
+    states = sorted(server.status for server in servers)
+    if states != ["ACTIVE", "ACTIVE"]:
+        unmet.append(f"both servers should be ACTIVE, are {states}")
+    if len({server.node for server in servers}) != len(servers):
+        unmet.append("each server should be on its own node")
+    return unmet
+
+
+STACK_REPLACE_FAILED_BAREMETAL_SERVER = Scenario(
+    name="stack-replace-failed-baremetal-server",
+    seed="001",
+    summary="A stack of as many bare-metal servers as nodes; one deploy fails; `stack update` replaces it.",
+    shape=DemoShape(nodes=2, hypervisors=1),
+    prepare=_failing_node,
+    timeline=(Timed(0.0, "user", _create_then_replace, ("stack-create", "stack-update")),),
+    expect=_expect_replaced,
+    bug="orphan-internal-ports",
+    invariant="orphan-port",
+)
+
+
+async def _one_server_stack(env: Env) -> None:
+    await env.create_stack("single", _fleet(1))
+    members = await env.cloud.compute.find_servers(env.ctx, all_projects=True, deleted=False)
+    env.names["bm-0"] = members[0].uuid
+
+
+async def _expect_all_gone(env: Env) -> list[str]:
+    unmet = []
+    if env.outcomes.get("single") != "DELETE_COMPLETE":
+        unmet.append(f"the stack delete should end DELETE_COMPLETE, is {env.outcomes.get('single')}")
+    if await env.cloud.compute.find_servers(env.ctx, all_projects=True, deleted=False):
+        unmet.append("no server should be left")
+    made = [port.id for port in await env.cloud.network.list_ports(env.ctx) if port.created_by == "orchestration"]
+    if made:
+        unmet.append(f"the stack's ports should be gone: {made}")
+    return unmet
+
+
+STACK_DELETE_RACES_SERVER_DELETE = Scenario(
+    name="stack-delete-races-server-delete",
+    seed="001",
+    summary="A stack's bare-metal server is deleted behind its back while the stack is deleted.",
+    shape=DemoShape(nodes=1, hypervisors=1),
+    prepare=_one_server_stack,
+    timeline=(Timed(0.0, "user", lambda env: env.delete_stack("single"), ("stack-delete",)),
+              Timed(0.0, "operator", lambda env: env.delete_server("bm-0"), ("delete",))),
+    expect=_expect_all_gone,
+    tags=("coverage",),
+)
+
+
 # -- seed 003 -------------------------------------------------------------------------------
 
 
@@ -408,6 +487,8 @@ SCENARIOS: dict[str, Scenario] = {
     for scenario in (
         TERMINATE_RACES_PORT_DELETE,
         REUSE_PRECREATED_PORT,
+        STACK_REPLACE_FAILED_BAREMETAL_SERVER,
+        STACK_DELETE_RACES_SERVER_DELETE,
         NODE_TORN_DOWN_DURING_BUILD,
         NODE_DELETED_DURING_BUILD,
         USER_DELETE_DURING_BUILD,

@@ -24,6 +24,9 @@ OPERATIONS: dict[str, frozenset[str]] = {
     "node-maintenance": frozenset({"node"}),
     # not in the coverage claim, but what some seed's race needs
     "cache-refresh": frozenset({"instance"}),
+    "stack-create": frozenset({"stack", "instance", "port", "node"}),
+    "stack-update": frozenset({"stack", "instance", "port", "node"}),
+    "stack-delete": frozenset({"stack", "instance", "port", "node"}),
 }
 CLAIMED = ("boot", "delete", "attach", "detach", "port-delete", "node-undeploy", "node-delete", "node-maintenance")
 
