@@ -333,3 +333,46 @@ resources:
     check_clean(live_cloud)
     stack_cli(live_cloud, "delete", "-y", "--wait", name)
     check_clean(live_cloud)
+
+
+def test_an_update_changes_in_place_what_neutron_can_and_replaces_the_rest(live_cloud: LiveCloud, heat: Heat,
+                                                                         tmp_path: Path) -> None:
+    source = """
+heat_template_version: 2018-08-31
+parameters:
+  label: {type: string, default: first}
+  cidr: {type: string, default: 10.66.0.0/24}
+resources:
+  net: {type: OS::Neutron::Net, properties: {name: {list_join: ['-', [{get_param: label}, net]]}}}
+  subnet:
+    type: OS::Neutron::Subnet
+    properties: {network: {get_resource: net}, cidr: {get_param: cidr}, name: {get_param: label}}
+  port:
+    type: OS::Neutron::Port
+    properties: {network: {get_resource: net}, name: {get_param: label}, fixed_ips: [{subnet: {get_resource: subnet}}]}
+"""
+    template = _write(tmp_path, source)
+    name = _name("inplace")
+    stack_cli(live_cloud, "create", "-t", template, name, "--wait")
+
+    def physical() -> dict[str, str]:
+        listed = json.loads(stack_cli(live_cloud, "resource", "list", name, "-f", "json").stdout)
+        return {r["resource_name"]: r["physical_resource_id"] for r in listed}
+
+    before = physical()
+    stack_cli(live_cloud, "update", "-t", template, "--parameter", "label=second", name, "--wait")
+    assert heat.wait(name)["stack_status"] == "UPDATE_COMPLETE"
+    assert physical() == before  # renamed in place, nothing made anew
+    assert heat.network(f"/networks/{before['net']}")["network"]["name"] == "second-net"
+    assert heat.network(f"/ports/{before['port']}")["port"]["name"] == "second"
+
+    stack_cli(live_cloud, "update", "-t", template, "--parameter", "label=second", "--parameter",
+              "cidr=10.67.0.0/24", name, "--wait")
+    assert heat.wait(name)["stack_status"] == "UPDATE_COMPLETE"
+    after = physical()
+    # a subnet's cidr cannot change: a new subnet, and the port whose address was on the old one is new too
+    assert after["net"] == before["net"] and after["subnet"] != before["subnet"]
+    assert heat.network(f"/subnets?id={before['subnet']}")["subnets"] == []
+    assert heat.network(f"/ports/{after['port']}")["port"]["fixed_ips"][0]["ip_address"].startswith("10.67.0.")
+    stack_cli(live_cloud, "delete", "-y", "--wait", name)
+    check_clean(live_cloud)

@@ -120,12 +120,24 @@ class Engine:
             return step, starts
         # every resource is up to date: delete what was replaced or removed
         leftovers = [row for row in rows if not row.current and row.state not in plan.GONE]
-        cleanup = plan.delete_step({}, {row.id: row.state for row in leftovers})
+        cleanup = plan.delete_step(self._leftover_needs(stack, leftovers), {row.id: row.state for row in leftovers})
         if cleanup.finished and not cleanup.failed:
             for row in current:
                 if row.data.get("restore"):
                     await self._restore(stack, row)
         return cleanup, [(row, DELETE) for row in leftovers if row.id in cleanup.start]
+
+    def _leftover_needs(self, stack: Stack, leftovers: list[StackResource]) -> dict[str, frozenset[str]]:
+        """What the replaced and removed resources needed of one another, in the template they were
+        made from (the one before an update; a rollback's leftovers come from the template it undoes,
+        whose names are the ones it shares with this one): a port goes before its old subnet."""
+        source = stack.previous if stack.action == UPDATE and stack.previous else None
+        template = parse_template(source["template"], files=source.get("files") or {},
+                                  environment=source.get("environment") or {}) if source else template_of(stack)
+        declared = template.dependencies()
+        ids = {row.name: row.id for row in leftovers}
+        return {row.id: frozenset(ids[need] for need in declared.get(row.name, ()) if need in ids)
+                for row in leftovers}
 
     async def _restore(self, stack: Stack, row: StackResource) -> None:
         """After a rollback deleted its replacement: give the old resource back what it lent it."""

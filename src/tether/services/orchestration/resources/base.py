@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from tether.domain.errors import TetherError
 from tether.domain.ids import new_uuid
+from tether.domain.orchestration.plan import USABLE
 from tether.domain.orchestration.stacks import Stack, StackResource
 from tether.services.context import RequestContext
 from tether.store.database import Store
@@ -85,3 +86,14 @@ async def claim_physical_id(store: Store, rng: random.Random, resource: StackRes
 def public(entity: Any) -> dict[str, Any]:
     """An entity as the ``show`` attribute gives it: its fields, as plain JSON."""
     return {name: value for name, value in dataclasses.asdict(entity).items() if name != "created_for"}
+
+
+def changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """The properties whose value differs, with their new value."""
+    return {key: new.get(key) for key in set(old) | set(new) if old.get(key) != new.get(key)}
+
+
+def changes_in_place(resource: StackResource, new: Mapping[str, Any], updatable: frozenset[str]) -> bool:
+    """Whether a usable resource can take ``new`` in place: something changed, and only what can."""
+    difference = changed(resource.properties or {}, new)
+    return bool(difference) and resource.state in USABLE and set(difference) <= updatable

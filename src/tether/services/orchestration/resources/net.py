@@ -13,8 +13,12 @@ from tether.domain.orchestration.stacks import StackResource
 from tether.services.context import RequestContext
 from tether.services.network import NetworkService
 from tether.services.orchestration.lookups import Lookups
-from tether.services.orchestration.resources.base import Run, claim_physical_id, public
+from tether.services.orchestration.resources.base import Run, changed, changes_in_place, claim_physical_id, public
 from tether.store.database import Store
+
+# What neutron changes in place (heat's update_allowed properties that Tether acts on).
+NET_IN_PLACE = frozenset({"name", "admin_state_up", "shared"})
+SUBNET_IN_PLACE = frozenset({"name", "gateway_ip", "enable_dhcp", "allocation_pools", "dns_nameservers"})
 
 
 @dataclass(eq=False)
@@ -36,10 +40,13 @@ class Net:
         return None
 
     def in_place(self, resource: StackResource, new: Mapping[str, Any]) -> bool:
-        return False  # Tether replaces what changed (see README: heat's in-place updates)
+        return changes_in_place(resource, new, NET_IN_PLACE)
 
     async def update(self, run: Run, old: Mapping[str, Any]) -> None:
-        raise NotImplementedError
+        changes = changed(old, run.properties)
+        if "name" in changes:
+            changes["name"] = changes["name"] or run.physical_name
+        await self.network.update_network(run.ctx, run.resource.physical_id or "", **changes)
 
     async def restore(self, run: Run) -> None:
         return None
@@ -90,10 +97,15 @@ class Subnet:
         return None
 
     def in_place(self, resource: StackResource, new: Mapping[str, Any]) -> bool:
-        return False  # Tether replaces what changed (see README: heat's in-place updates)
+        return changes_in_place(resource, new, SUBNET_IN_PLACE)
 
     async def update(self, run: Run, old: Mapping[str, Any]) -> None:
-        raise NotImplementedError
+        changes = changed(old, run.properties)
+        if "name" in changes:
+            changes["name"] = changes["name"] or run.physical_name
+        if "dns_nameservers" in changes:
+            changes["dns_nameservers"] = changes["dns_nameservers"] or []
+        await self.network.update_subnet(run.ctx, run.resource.physical_id or "", **changes)
 
     async def restore(self, run: Run) -> None:
         return None

@@ -15,8 +15,12 @@ from tether.services.context import RequestContext
 from tether.services.network import NetworkService
 from tether.services.orchestration.internal_ports import owned_by
 from tether.services.orchestration.lookups import Lookups
-from tether.services.orchestration.resources.base import Run, claim_physical_id, public
+from tether.services.orchestration.resources.base import Run, changed, changes_in_place, claim_physical_id, public
 from tether.store.database import Store
+
+# What neutron changes in place; a port's addresses or owner changing makes a new port, as heat's
+# replacement_policy AUTO does when it cannot update.
+PORT_IN_PLACE = frozenset({"name", "admin_state_up"})
 
 
 @dataclass(eq=False)
@@ -58,10 +62,14 @@ class Port:
         return None
 
     def in_place(self, resource: StackResource, new: Mapping[str, Any]) -> bool:
-        return False  # Tether replaces what changed (see README: heat's in-place updates)
+        return changes_in_place(resource, new, PORT_IN_PLACE)
 
     async def update(self, run: Run, old: Mapping[str, Any]) -> None:
-        raise NotImplementedError
+        changes = changed(old, run.properties)
+        if "name" in changes:
+            changes["name"] = changes["name"] or run.physical_name
+        await self.network.update_port(RequestContext.internal(project_id=run.stack.project_id),
+                                       run.resource.physical_id or "", **changes)
 
     async def restore(self, run: Run) -> None:
         return None
