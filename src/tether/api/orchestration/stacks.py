@@ -110,8 +110,7 @@ async def list_stacks(request: Request, project_id: str, ctx: RequestContext = D
 async def create_stack(request: Request, project_id: str, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     _own_project(ctx, project_id)
     body = await json_object(request)
-    if body.get("template_url") and body.get("template") is None:
-        raise oe.NotSupported(feature="template_url (Tether fetches nothing; send the template itself)")
+    _refuse_template_url(body)
     if body.get("adopt_stack_data"):
         raise oe.NotSupported(feature="Stack adopt")
     stack = await _heat(request).create_stack(
@@ -128,8 +127,7 @@ async def create_stack(request: Request, project_id: str, ctx: RequestContext = 
 async def validate(request: Request, project_id: str, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     _own_project(ctx, project_id)
     body = await json_object(request)
-    if body.get("template_url") and body.get("template") is None:
-        raise oe.NotSupported(feature="template_url (Tether fetches nothing; send the template itself)")
+    _refuse_template_url(body)
     return await _heat(request).validate_template(ctx, body.get("template"), files=_mapping(body, "files"),
                                                   environment=body.get("environment"),
                                                   parameters=_mapping(body, "parameters"))
@@ -200,8 +198,7 @@ async def _update(request: Request, project_id: str, stack_name: str, stack_id: 
     if stack.deleted_at is not None:
         raise oe.EntityNotFound(entity="Stack", name=stack_name)
     body = await json_object(request)
-    if body.get("template_url") and body.get("template") is None:
-        raise oe.NotSupported(feature="template_url (Tether fetches nothing; send the template itself)")
+    _refuse_template_url(body)
     rollback = body.get("disable_rollback")
     clear = body.get("clear_parameters")
     await _heat(request).update_stack(
@@ -332,6 +329,11 @@ async def _events(request: Request, ctx: RequestContext, project_id: str, stack:
 
 
 # -- reading a body ----------------------------------------------------------------------------
+
+
+def _refuse_template_url(body: dict[str, Any]) -> None:
+    if body.get("template_url") and body.get("template") is None:
+        raise oe.NotSupported(feature="template_url (Tether fetches nothing; send the template itself)")
 
 
 def _mapping(body: dict[str, Any], key: str) -> dict[str, Any]:

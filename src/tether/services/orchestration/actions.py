@@ -11,7 +11,7 @@ from typing import Any
 from tether.domain.ids import new_uuid
 from tether.domain.orchestration import stack_states
 from tether.domain.orchestration.stack_states import CREATE, IN_PROGRESS, state
-from tether.domain.orchestration.stacks import Stack, StackEvent, StackResource
+from tether.domain.orchestration.stacks import Stack, StackResource
 from tether.domain.orchestration.template import Template
 from tether.services.orchestration import records
 from tether.store.unit_of_work import UnitOfWork
@@ -29,10 +29,7 @@ async def begin_create(uow: UnitOfWork, rng: random.Random, stack: Stack, templa
     await uow.stack_resources.add_all(
         StackResource(id=new_uuid(rng), stack_id=stack.id, name=resource.name, type=resource.type, created_at=now)
         for resource in template.resources.values())
-    await uow.stack_events.add(StackEvent(
-        id=new_uuid(rng), stack_id=stack.id, resource_name=stack.name, physical_resource_id=stack.id,
-        resource_action=CREATE, resource_status=IN_PROGRESS, resource_status_reason=stack.status_reason,
-        resource_type=records.STACK_TYPE, created_at=now))
+    await uow.stack_events.add(records.stack_event(rng, stack, stack.state, stack.status_reason, now))
     return stack
 
 

@@ -39,6 +39,7 @@ from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
 from tether.services.orchestration import records
 from tether.services.orchestration.properties import Properties, template_of
+from tether.services.orchestration.records import stack_key
 from tether.services.orchestration.resources.base import Handler, ResourceFailed, Run
 from tether.store.database import Store
 
@@ -46,11 +47,6 @@ log = logging.getLogger(__name__)
 
 # How long the loop waits for a resource to report before it looks again anyway.
 POLL_SECONDS = 10.0
-
-
-def stack_key(stack_id: str) -> tuple[str, str]:
-    """What a resource's operation signals when it ends, and the stack's loop waits on."""
-    return ("stack", stack_id)
 
 
 def acting_as(stack: Stack) -> RequestContext:
@@ -313,4 +309,4 @@ class Engine:
             await records.move_stack(uow, self.rng, stack, "fail", "Timed out", now, deadline=None)
 
 
-__all__ = ["ROLLBACK", "Engine", "acting_as", "stack_key"]
+__all__ = ["Engine", "acting_as"]

@@ -17,6 +17,16 @@ from tether.store.unit_of_work import UnitOfWork
 STACK_TYPE = "OS::Heat::Stack"
 
 
+def stack_key(stack_id: str) -> tuple[str, str]:
+    """What a stack's changes are announced on: its loop, a parent group and users' waits listen there."""
+    return ("stack", stack_id)
+
+
+def stack_event(rng: random.Random, stack: Stack, new_state: str, reason: str, now: float) -> StackEvent:
+    """The event of a stack's own change of state (heat names it after the stack)."""
+    return _event(rng, stack.id, stack.name, stack.id, new_state, reason, STACK_TYPE, now)
+
+
 def _event(rng: random.Random, stack_id: str, name: str, physical_id: str, new_state: str, reason: str,
            kind: str, now: float) -> StackEvent:
     action, status = stack_states.split(new_state)
@@ -33,7 +43,7 @@ async def move_stack(uow: UnitOfWork, rng: random.Random, stack: Stack, event: s
                                     state=new_state, status_reason=reason, updated_at=now, **changes)
     if not moved:
         return None
-    await uow.stack_events.add(_event(rng, stack.id, stack.name, stack.id, new_state, reason, STACK_TYPE, now))
+    await uow.stack_events.add(stack_event(rng, stack, new_state, reason, now))
     return await uow.stacks.get(stack.id)
 
 

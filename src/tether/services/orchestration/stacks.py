@@ -33,6 +33,7 @@ from tether.services.orchestration import actions
 from tether.services.orchestration.engine import Engine
 from tether.services.orchestration.lookups import Lookups, NotFoundByName, as_validation_error
 from tether.services.orchestration.properties import Properties, given_parameters, template_of
+from tether.services.orchestration.records import stack_key
 from tether.store.database import Store
 
 STACK_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_.-]{0,254}$")
@@ -160,7 +161,7 @@ class Stacks:
             deleting = await actions.begin_delete(uow, self.rng, stack, now)
         if deleting is None:  # moved meanwhile: look again
             return await self.delete_stack(ctx, name_or_id)
-        self.rt.notify(("stack", stack.id))  # the loop of an action it supersedes stops now, not at its poll
+        self.rt.notify(stack_key(stack.id))  # the loop of an action it supersedes stops now, not at its poll
         self.engine.start(deleting)
         return None
 

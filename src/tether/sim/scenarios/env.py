@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from tether.domain import baremetal_states as bms
 from tether.domain.errors import TetherError
 from tether.services.context import RequestContext
+from tether.services.orchestration.records import stack_key
 from tether.sim.scheduler import Scheduler
 
 if TYPE_CHECKING:
@@ -211,7 +212,7 @@ class Env:
             stack = await self.cloud.orchestration.find_stack(self.ctx, self.id(name), deleted=True)
             if not stack.state.endswith("IN_PROGRESS") or rt.now() >= deadline:
                 break
-            await rt.wait(("stack", stack.id), self.poll_seconds, guard=True)
+            await rt.wait(stack_key(stack.id), self.poll_seconds, guard=True)
         self.outcomes[name] = stack.state
         self.step(f"stack {name}: {stack.state} ({stack.status_reason})")
         return stack.state

@@ -19,6 +19,7 @@ from tether.domain.orchestration.template import Template, parse_template
 from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
 from tether.services.orchestration import actions
+from tether.services.orchestration.records import stack_key
 from tether.services.orchestration.resources.base import ResourceFailed, Run, claim_physical_id
 from tether.store.database import Store
 
@@ -27,10 +28,6 @@ if TYPE_CHECKING:
     from tether.services.orchestration.properties import Properties
 
 POLL_SECONDS = 10.0
-
-
-def nested_key(stack_id: str) -> tuple[str, str]:
-    return ("stack", stack_id)  # the key a stack's end is announced on (the engine's stack_key)
 
 
 @dataclass(eq=False)
@@ -92,7 +89,7 @@ class NestedStacks:
                 return
             deleting = await actions.begin_delete(uow, self.rng, child, self.rt.now())
         if deleting is not None:
-            self.rt.notify(nested_key(child.id))  # the action it supersedes stops now
+            self.rt.notify(stack_key(child.id))  # the action it supersedes stops now
             self.engine.start(deleting)
 
     async def wait_ready(self, run: Run) -> None:
@@ -114,7 +111,7 @@ class NestedStacks:
                 return
             if child.status == stack_states.FAILED:
                 raise ResourceFailed(reason=child.status_reason)
-            await self.rt.wait(nested_key(child_id), POLL_SECONDS, "orchestration.engine.wait", guard=True)
+            await self.rt.wait(stack_key(child_id), POLL_SECONDS, "orchestration.engine.wait", guard=True)
 
 
 @dataclass(eq=False)

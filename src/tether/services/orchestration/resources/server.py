@@ -68,7 +68,9 @@ class Server:
         return False  # Tether replaces what changed (see README: heat's in-place updates)
 
     async def update(self, run: Run, old: Mapping[str, Any]) -> None:
-        raise NotImplementedError
+        # never asked: ``in_place`` is False, so a changed server is replaced (resize, rebuild and rename
+        # need compute's server actions)
+        raise TypeError("a server is not updated in place")
 
     async def restore(self, run: Run) -> None:
         """heat's restore_prev_rsrc: the ports handed to the replacement go back on the old server."""
