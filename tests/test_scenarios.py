@@ -23,10 +23,9 @@ SYMPTOMS = {
 
 
 async def test_heat_and_ironic_before_their_fixes_leave_the_replacement_no_usable_node(database) -> None:
-    """Seed 001 whole, as its reporter saw it: heat's orphaned port keeps the NIC's MAC (ironic's half),
-    so the replacement of the failed server cannot use the node that is free."""
-    result = await run("stack-replace-failed-baremetal-server", database,
-                       bugs=["orphan-internal-ports", "mac-kept-on-unbind"])
+    """Seed 001 whole, as its reporter saw it: heat's orphaned port keeps the NIC's MAC (ironic's half,
+    which heat's bug implies), so the replacement of the failed server cannot use the node that is free."""
+    result = await run("stack-replace-failed-baremetal-server", database, bugs=["orphan-internal-ports"])
     assert {"orphan-port", "mac-conflict"} <= {v.invariant for v in result.violations}
     shown = "\n".join(step["text"] for step in result.steps)
     assert "Unable to attach VIF" in shown and "stack fleet: UPDATE_FAILED" in shown, shown

@@ -28,6 +28,11 @@ class Bug(StrEnum):
     def upstream(self) -> Upstream:
         return _UPSTREAM[self]
 
+    @property
+    def implies(self) -> frozenset[Bug]:
+        """The other upstream bugs of the same release that this one's symptom needs."""
+        return _IMPLIES.get(self, frozenset())
+
 
 @dataclass(frozen=True)
 class Upstream:
@@ -59,8 +64,16 @@ _DESCRIPTIONS: dict[Bug, str] = {
     ),
     Bug.ORPHAN_INTERNAL_PORTS: (
         "replacing a stack's server detaches the ports the stack made for it and forgets them, "
-        "even when the server failed: they are left behind, listed by nobody"
+        "even when the server failed: they are left behind, listed by nobody, holding the NIC's MAC "
+        "(implies mac-kept-on-unbind)"
     ),
+}
+
+# Heat before its fix ran against the ironic of its time, whose unbind kept the NIC's MAC: the
+# orphaned port then holds that MAC, and the seed's replacement cannot use the node that is free.
+# Without it the orphan is only a leak, not the outage the seed reports.
+_IMPLIES: dict[Bug, frozenset[Bug]] = {
+    Bug.ORPHAN_INTERNAL_PORTS: frozenset({Bug.MAC_KEPT_ON_UNBIND}),
 }
 
 _UPSTREAM: dict[Bug, Upstream] = {
@@ -96,10 +109,11 @@ class UnknownBug(ValueError):
 
 
 class Bugs:
-    """The set of emulated bugs in force."""
+    """The set of emulated bugs in force, with those they imply."""
 
     def __init__(self, names: list[str] | tuple[str, ...] | frozenset[str] = ()) -> None:
-        self.names: frozenset[Bug] = frozenset(parse_bug(name) for name in names)
+        asked = frozenset(parse_bug(name) for name in names)
+        self.names: frozenset[Bug] = asked.union(*(bug.implies for bug in asked))
 
 
 def parse_bug(name: str) -> Bug:
