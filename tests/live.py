@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -65,13 +66,16 @@ def start(data_dir: Path, *extra: str, db: str | None = None, deploy_seconds: fl
     if db:
         args += ["--db", db]
     process = subprocess.Popen(args, stdout=log.open("ab"), stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
+    tls = "--tls-cert" in extra
+    base = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
+    # The probe only waits for the port to answer; the clients under test check the certificate.
+    probe = ssl._create_unverified_context() if tls else None
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"tether serve exited with {process.returncode}: {log.read_text()[-2000:]}")
         try:
-            with urllib.request.urlopen(f"{base}/compute/v2.1", timeout=1):
+            with urllib.request.urlopen(f"{base}/compute/v2.1", timeout=1, context=probe):
                 break
         except OSError:
             time.sleep(0.05)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from tether.config import DEFAULT_DATA_DIR, DataDir
-from tether.exits import CHECK_EXITS, SERVE_EXITS, exit_codes_help
+from tether.exits import CHECK_EXITS, SERVE_EXITS, Failure, exit_codes_help
 from tether.logs import LogLevel, LogSettings
 from tether.runtime.bugs import Bug
 from tether.runtime.checkpoints import CHECKPOINTS, checkpoint_names
@@ -207,8 +207,27 @@ def serve(
     clean_seconds: Annotated[float, typer.Option(help="Fake hardware: how long cleaning takes (a new machine's "
                                                       "first clean has nothing to wipe and takes none).")] = 2.0,
     reconcile_interval: Annotated[float, typer.Option(help="Seconds between reconciler passes.")] = 10.0,
-    admin_password: Annotated[str, typer.Option(envvar="TETHER_ADMIN_PASSWORD")] = "admin",
-    demo_password: Annotated[str, typer.Option(envvar="TETHER_DEMO_PASSWORD")] = "demo",
+    admin_password: Annotated[str | None, typer.Option(
+        envvar="TETHER_ADMIN_PASSWORD", show_default=False,
+        help="The admin user's password: set at the first start, and reset to this on a later one, as "
+             "keystone-manage bootstrap does. [default: admin, on loopback]")] = None,
+    demo_password: Annotated[str | None, typer.Option(
+        envvar="TETHER_DEMO_PASSWORD", show_default=False,
+        help="The demo user's, likewise. [default: demo, on loopback]")] = None,
+    generate_passwords: Annotated[bool, typer.Option(
+        "--generate-passwords", help="Give each seeded user still on its default password a strong random "
+                                     "one, written only to the data dir's clouds.yaml (mode 0600).")] = False,
+    insecure_default_passwords: Annotated[bool, typer.Option(
+        "--insecure-default-passwords", help="Serve a non-loopback address with the default passwords anyway "
+                                             "(refused without it: anyone reaching the port would be admin).")
+    ] = False,
+    tls_cert: Annotated[Path | None, typer.Option(
+        "--tls-cert", help="Serve HTTPS with this PEM certificate (chain); the catalog and clouds.yaml then "
+                           "say https, and clouds.yaml names it as cacert unless a public authority signed it.")
+    ] = None,
+    tls_key: Annotated[Path | None, typer.Option("--tls-key", help="The certificate's PEM private key.")] = None,
+    token_expiration: Annotated[int, typer.Option(
+        "--token-expiration", min=1, help="Seconds a token lives, as keystone's token expiration.")] = 3600,
     log_level: Annotated[LogLevel | None, typer.Option(
         "--log-level", case_sensitive=False,
         help="What is logged: info adds a line per request and per instance or node state change. "
@@ -218,10 +237,20 @@ def serve(
                            "then shows only warnings.")] = None,
     debug: Annotated[bool, typer.Option("--debug", help="On a failure, print its traceback too.")] = False,
 ) -> None:
+    if (tls_cert is None) != (tls_key is None):
+        raise typer.BadParameter("--tls-cert and --tls-key go together: give both, or neither")
     if db is None and not DataDir(data_dir.expanduser()).database_file.exists():
+        # A new cloud: its passwords are settled (or refused) before anything is made, and hashed early.
+        from tether.exposure import seed_passwords
         from tether.services.identity.passwords import hash_early
 
-        hash_early(admin_password, demo_password)
+        try:
+            passwords = seed_passwords({"admin": admin_password, "demo": demo_password}, host,
+                                       generate=generate_passwords, insecure=insecure_default_passwords)
+        except Failure as failure:
+            _refuse(failure)
+        admin_password, demo_password = passwords["admin"], passwords["demo"]
+        hash_early(*passwords.values())
     # pydantic looks for its plugins among the entry points of every installed distribution
     # when the first model is made (~30 ms of start-up); the server uses none. Whoever wants
     # one says so: PYDANTIC_DISABLE_PLUGINS="" (or a list of the ones to leave out).
@@ -242,10 +271,16 @@ def serve(
             async_url(db)
         except DatabaseUrlError as error:
             raise typer.BadParameter(str(error)) from None
+    from tether.tls import TlsFiles
+
     options = ServeOptions(host=host, port=port, data_dir=data_dir.expanduser(), db=db, faults=fault or [],
                            bugs=emulate_bug or [], deploy_seconds=deploy_seconds, clean_seconds=clean_seconds,
                            reconcile_interval=reconcile_interval,
                            admin_password=admin_password, demo_password=demo_password,
+                           generate_passwords=generate_passwords,
+                           insecure_default_passwords=insecure_default_passwords,
+                           tls=TlsFiles(tls_cert.expanduser(), tls_key.expanduser()) if tls_cert and tls_key else None,
+                           token_ttl=float(token_expiration),
                            log=LogSettings(level=log_level.value if log_level else None,
                                            file=log_file.expanduser() if log_file else None))
     try:
@@ -297,14 +332,16 @@ def _exit_with(error: Exception, opening: Opening, debug: bool) -> NoReturn:
     """A failure in a line (or two), its traceback only with --debug, and the exit code that names it."""
     import traceback
 
-    from rich.markup import escape
-
-    from tether.exits import Failure
     from tether.failures import explain
 
-    failure = error if isinstance(error, Failure) else explain(error, opening)
     if debug:
         traceback.print_exception(error)
+    _refuse(error if isinstance(error, Failure) else explain(error, opening))
+
+
+def _refuse(failure: Failure) -> NoReturn:
+    from rich.markup import escape
+
     _console(stderr=True).print(f"[red]error:[/red] {escape(str(failure))}", soft_wrap=True)
     raise typer.Exit(int(failure.code))
 

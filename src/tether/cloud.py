@@ -22,6 +22,7 @@ from tether.domain.events import (
     InstanceStateChanged,
     NodeStateChanged,
 )
+from tether.domain.identity import DEFAULT_TOKEN_TTL
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.emulation import Emulation, emulate
@@ -55,6 +56,7 @@ class Cloud:
         rng: random.Random | None = None,
         *,
         fast_passwords: bool = False,
+        token_ttl: float = DEFAULT_TOKEN_TTL,
         **compute_options: Any,
     ) -> None:
         self.world = world
@@ -66,7 +68,7 @@ class Cloud:
         self.emulation: Emulation = emulate(runtime.bugs.names)
         # Scenarios and the explorer build many clouds; argon2's defaults cost ~0.3 s a hash.
         hasher = PasswordHasher.from_parameters(profiles.CHEAPEST) if fast_passwords else None
-        self.identity = IdentityService(self.store, runtime, self.rng, password_hasher=hasher)
+        self.identity = IdentityService(self.store, runtime, self.rng, password_hasher=hasher, token_ttl=token_ttl)
         self.image = ImageService(self.store, runtime, self.rng)
         self.network = NetworkService(self.store, runtime, self.rng, bus=self.bus)
         self.baremetal = BaremetalService(self.store, runtime, self.rng, self.network, world.hardware,

@@ -30,7 +30,7 @@ class ExitCode(IntEnum):
 # What each code means, in each command's words (one help line each: under 72 characters).
 SERVE_EXITS = {
     ExitCode.OK: "stopped by Ctrl-C or SIGTERM",
-    ExitCode.USAGE: "an option is wrong: an address it cannot listen on, a log it cannot write",
+    ExitCode.USAGE: "an option is wrong, or default passwords beyond loopback",
     ExitCode.CORRUPT_DATABASE: "the database is corrupt, or not a SQLite database",
     ExitCode.NOT_TETHERS: "not a Tether data dir (a file, another application's database)",
     ExitCode.DATABASE_UNREACHABLE: "PostgreSQL cannot be reached",

@@ -17,8 +17,8 @@ class DemoShape:
     nodes: int = 4
     nics_per_node: int = 1
     hypervisors: int = 2
-    admin_password: str = "admin"
-    demo_password: str = "demo"
+    admin_password: str | None = "admin"
+    demo_password: str | None = "demo"
 
 
 @dataclass

@@ -21,10 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tether.config import DEFAULT_DATA_DIR, DataDir
+from tether.domain.identity import DEFAULT_TOKEN_TTL
 from tether.exits import ExitCode, Failure
+from tether.exposure import DEFAULT_PASSWORDS, is_loopback, refuse_defaults, seed_passwords, strong_password
 from tether.listening import listen, port_of
 from tether.logs import LogSettings, configure
 from tether.ownership import Owned
+from tether.tls import TlsFiles
 
 # The rest of Tether (the services, the store, the API: most of a start's CPU) is imported once
 # this process owns its data dir, so a refused start ends before it pays for them.
@@ -42,6 +45,9 @@ CRASH_EXIT = int(ExitCode.INTERNAL)
 SETTLE_SECONDS = 30.0
 
 
+WILDCARDS = ("0.0.0.0", "::", "")
+
+
 @dataclass
 class ServeOptions:
     host: str = "127.0.0.1"
@@ -53,14 +59,31 @@ class ServeOptions:
     deploy_seconds: float = 5.0
     clean_seconds: float = 2.0
     reconcile_interval: float = 10.0
-    admin_password: str = "admin"
-    demo_password: str = "demo"
+    # None: the default password on a new cloud, the user's own on one that exists
+    admin_password: str | None = None
+    demo_password: str | None = None
+    generate_passwords: bool = False
+    insecure_default_passwords: bool = False
+    tls: TlsFiles | None = None
+    token_ttl: float = DEFAULT_TOKEN_TTL
     log: LogSettings = field(default_factory=LogSettings)
 
     @property
     def base_url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        host = self.host
+        if self.tls and host in WILDCARDS:
+            # Bound to every address: clients must use a name the certificate is for.
+            host = self.tls.host_name() or host
+        host = f"[{host}]" if ":" in host else host
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}"
+
+    @property
+    def exposed(self) -> bool:
+        """Reachable from other machines: the seeded passwords must not be the defaults."""
+        return not is_loopback(self.host)
+
+    def given_passwords(self) -> dict[str, str | None]:
+        return {"admin": self.admin_password, "demo": self.demo_password}
 
     @property
     def database_url(self) -> str:
@@ -132,17 +155,44 @@ async def open_cloud(options: ServeOptions, database: Database) -> tuple[Cloud, 
                   FakeHardware(deploy_seconds=options.deploy_seconds, clean_seconds=options.clean_seconds,
                                path=directory.hardware_state, new_machines_clean=True))
     runtime = Runtime(faults=FaultPlan.parse(options.faults), bugs=Bugs(options.bugs), on_crash=_crash)
-    cloud = Cloud(world, runtime)
+    cloud = Cloud(world, runtime, token_ttl=options.token_ttl)
     try:
         await cloud.identity.find_project("admin")
         seeded = False
     except ie.NotFound:
-        await seed_demo_cloud(cloud, DemoShape(admin_password=options.admin_password,
-                                               demo_password=options.demo_password))
+        passwords = new_cloud_passwords(options)
+        await seed_demo_cloud(cloud, DemoShape(admin_password=passwords["admin"],
+                                               demo_password=passwords["demo"]))
         seeded = True
     if not seeded:
+        passwords = await existing_cloud_passwords(options, cloud)
         await cloud.recover()
+    options.admin_password, options.demo_password = passwords["admin"], passwords["demo"]
     return cloud, seeded, schema
+
+
+def new_cloud_passwords(options: ServeOptions) -> dict[str, str]:
+    return seed_passwords(options.given_passwords(), options.host, generate=options.generate_passwords,
+                          insecure=options.insecure_default_passwords)
+
+
+async def existing_cloud_passwords(options: ServeOptions, cloud: Cloud) -> dict[str, str | None]:
+    """Set the passwords given (or generated, for a user still on the default) as keystone-manage
+    bootstrap does; the ones this start knows (None: the user's own, not known here).
+
+    Beyond loopback a user left with the default password is refused, before anything is changed."""
+    chosen = options.given_passwords()
+    kept_default = [user for user, given in chosen.items()
+                    if (given or "") == DEFAULT_PASSWORDS[user]
+                    or (given is None and await cloud.identity.has_password(user, DEFAULT_PASSWORDS[user]))]
+    if options.generate_passwords:
+        chosen |= {user: strong_password() for user in kept_default if chosen[user] is None}
+        kept_default = [user for user in kept_default if chosen[user] == DEFAULT_PASSWORDS[user]]
+    if kept_default and options.exposed and not options.insecure_default_passwords:
+        raise refuse_defaults(options.host, kept_default)
+    if any(chosen.values()):
+        await cloud.identity.bootstrap(admin_password=chosen["admin"], demo_password=chosen["demo"])
+    return chosen
 
 
 def _sqlite_file(url: str) -> Path | None:
@@ -166,19 +216,32 @@ def _refuse_a_cloud_without_its_database(directory: DataDir, options: ServeOptio
                       f"to start a new cloud")
 
 
+CLOUD_NAMES = {"admin": "tether", "demo": "tether-demo"}
+
+
 def write_clouds_yaml(options: ServeOptions) -> Path:
+    """clouds.yaml for the seeded users: a password this start does not know is kept from the last one."""
     import yaml
 
     directory = DataDir(options.data_dir)
-
-    def entry(user: str, password: str) -> dict[str, object]:
-        return {"auth": {"auth_url": f"{options.base_url}/identity", "username": user, "password": password,
-                         "project_name": user, "user_domain_name": "Default", "project_domain_name": "Default"},
-                "region_name": "RegionOne", "interface": "public", "identity_api_version": 3}
-
-    body = {"clouds": {"tether": entry("admin", options.admin_password),
-                       "tether-demo": entry("demo", options.demo_password)}}
     path = directory.clouds_yaml
+    try:
+        before = yaml.safe_load(path.read_text())["clouds"]
+    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        before = {}
+
+    def entry(user: str, password: str | None) -> dict[str, object]:
+        if password is None:
+            password = str(before.get(CLOUD_NAMES[user], {}).get("auth", {}).get("password", ""))
+        cloud: dict[str, object] = {
+            "auth": {"auth_url": f"{options.base_url}/identity", "username": user, "password": password,
+                     "project_name": user, "user_domain_name": "Default", "project_domain_name": "Default"},
+            "region_name": "RegionOne", "interface": "public", "identity_api_version": 3}
+        if options.tls and not options.tls.publicly_trusted():
+            cloud["cacert"] = str(options.tls.cert.resolve())
+        return cloud
+
+    body = {"clouds": {name: entry(user, options.given_passwords()[user]) for user, name in CLOUD_NAMES.items()}}
     path.write_text(yaml.safe_dump(body, sort_keys=False))
     path.chmod(0o600)
     return path
@@ -186,6 +249,8 @@ def write_clouds_yaml(options: ServeOptions) -> Path:
 
 async def serve(options: ServeOptions) -> None:
     """Start (raising ``Failure`` when it cannot, having changed as little as it could), then serve."""
+    if options.tls:
+        options.tls.check()
     sockets = listen(options.host, options.port)
     options.port = port_of(sockets)  # --port 0: the one the kernel chose
     owned = Owned()
@@ -241,7 +306,9 @@ async def _serve(options: ServeOptions, sockets: list[socket.socket], cloud: Clo
         print(f"Tether: after {SETTLE_SECONDS:.0f} s, nodes {names} are still cleaning; serving anyway",
               file=sys.stderr, flush=True)
     # uvicorn's loggers are left to the configuration made for tether's own (``logs.configure``).
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off")
+    tls = options.tls
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off",
+                            ssl_certfile=tls.cert if tls else None, ssl_keyfile=tls.key if tls else None)
     server = uvicorn.Server(config)
     reconcilers = ReconcileLoop(cloud, resync_interval=options.reconcile_interval)
     cloud.rt.spawn(reconcilers.work(), name="reconcilers", daemon=True)
@@ -255,19 +322,22 @@ async def _serve(options: ServeOptions, sockets: list[socket.socket], cloud: Clo
         print(f"Tether {options.base_url} ({state} in {options.data_dir})\n"
               f"  export OS_CLIENT_CONFIG_FILE={clouds_yaml}\n"
               f"  openstack --os-cloud tether server list", flush=True)
-        _warn_unusual(cloud)
+        _warn_unusual(cloud, options)
 
     server.startup = announce  # type: ignore[method-assign]
     await server.serve(sockets=sockets)
 
 
-def _warn_unusual(cloud: Cloud) -> None:
-    """Say loudly what makes this cloud misbehave on purpose: it will, and a user must know why."""
+def _warn_unusual(cloud: Cloud, options: ServeOptions) -> None:
+    """Say loudly what makes this cloud misbehave on purpose, or lets anyone in: a user must know why."""
     colour = sys.stdout.isatty()
-    texts = [f"emulating upstream bug {bug}: {bug.description}" for bug in sorted(cloud.rt.bugs.names)]
-    texts += [f"fault rule {rule}" for rule in cloud.rt.faults.rules]
-    for text in texts:
-        print(f"\033[1;33m  WARNING {text}\033[0m" if colour else f"  WARNING {text}", flush=True)
+    texts = [("1;33", f"emulating upstream bug {bug}: {bug.description}") for bug in sorted(cloud.rt.bugs.names)]
+    texts += [("1;33", f"fault rule {rule}") for rule in cloud.rt.faults.rules]
+    if options.insecure_default_passwords and options.exposed:
+        texts.append(("1;31", f"listening on {options.host} with --insecure-default-passwords: anyone who "
+                              f"reaches the port may log in as admin"))
+    for colour_code, text in texts:
+        print(f"\033[{colour_code}m  WARNING {text}\033[0m" if colour else f"  WARNING {text}", flush=True)
         log.warning(text)
 
 

@@ -19,6 +19,8 @@ DEFAULT_IMPLIED_ROLES = (("admin", "member"), ("member", "reader"))
 # The one project whose admins may take a system-scoped token (see
 # IdentityService.authenticate: Tether has no system role assignments).
 ADMIN_PROJECT_NAME = "admin"
+# Seconds a token lives: keystone's [token] expiration default, an hour.
+DEFAULT_TOKEN_TTL = 3600.0
 
 NAME_MAX_LENGTH = 255
 

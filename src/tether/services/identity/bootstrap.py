@@ -43,7 +43,7 @@ class Bootstrap:
     passwords: Passwords
     cache: TokenCache
 
-    async def bootstrap(self, *, admin_password: str, demo_password: str) -> None:
+    async def bootstrap(self, *, admin_password: str | None, demo_password: str | None) -> None:
         """The Default domain, roles admin/member/reader/service (admin implies
         member implies reader), projects admin, demo and service, and users
         admin (admin on admin) and demo (member on demo).
@@ -51,6 +51,7 @@ class Bootstrap:
         Idempotent: what exists is kept. As keystone-manage bootstrap does, a
         bootstrap user that is disabled is enabled again, and one whose
         password no longer matches gets the given one (and loses its tokens).
+        A password of None keeps the user's (one made now gets none: it cannot log in).
         """
         passwords = {"admin": admin_password, "demo": demo_password}
         async with self.store.begin() as conn:
@@ -60,6 +61,8 @@ class Bootstrap:
         # users' hashes are worked out side by side (argon2 releases the GIL).
         async def new_hash(name: str, password: str) -> str | None:
             user = existing[name]
+            if password is None:
+                return None
             if user is None or not await self.passwords.verify(user.password_hash, password):
                 return await self.passwords.hash(password)
             return None
@@ -78,6 +81,13 @@ class Bootstrap:
                     raise
         if reset:
             self.cache.forget(lambda token: token.user_id in reset)
+
+    async def has_password(self, user_name: str, password: str) -> bool:
+        """Whether the bootstrap user ``user_name`` logs in with ``password`` (the default ones are checked
+        before a cloud is served beyond loopback)."""
+        async with self.store.begin() as conn:
+            user = await repos.users.first(conn, name=user_name, domain_id=DEFAULT_DOMAIN_ID)
+        return user is not None and await self.passwords.verify(user.password_hash, password)
 
     async def _bootstrap_rows(self, conn: StoreConnection, new_hashes: dict[str, str]) -> set[str]:
         """Create what is missing; returns the ids of users whose password was reset."""
@@ -108,7 +118,7 @@ class Bootstrap:
             user = await repos.users.first(conn, name=user_name, domain_id=DEFAULT_DOMAIN_ID)
             if user is None:
                 user = await repos.users.add(conn, User(id=new_keystone_id(self.rng), name=user_name,
-                                                        password_hash=new_hashes[user_name]))
+                                                        password_hash=new_hashes.get(user_name, "")))
             else:
                 changes: dict[str, object] = {}
                 if not user.enabled:

@@ -12,6 +12,7 @@ import random
 
 from argon2 import PasswordHasher
 
+from tether.domain.identity import DEFAULT_TOKEN_TTL
 from tether.runtime.runtime import Runtime
 from tether.services.identity.accounts import Accounts
 from tether.services.identity.bootstrap import Bootstrap
@@ -21,7 +22,6 @@ from tether.services.identity.token_format import token_body
 from tether.services.identity.tokens import TokenCache, Tokens, context_for
 from tether.store.database import Store
 
-DEFAULT_TOKEN_TTL = 3600.0
 DEFAULT_TOKEN_CACHE_SECONDS = 30.0
 
 
@@ -55,6 +55,7 @@ class IdentityService:
         accounts = Accounts(store, rng, passwords=passwords, cache=cache)
 
         self.bootstrap = bootstrap.bootstrap
+        self.has_password = bootstrap.has_password
         # tokens, and what the API makes of them
         self.authenticate = tokens.authenticate
         self.validate_token = tokens.validate_token
