@@ -142,6 +142,7 @@ async def open_cloud(options: ServeOptions, database: Database) -> tuple[Cloud, 
         seeded = True
     if not seeded:
         await cloud.recover()
+    await cloud.identity.register_own_endpoints(options.base_url)
     return cloud, seeded, schema
 
 
