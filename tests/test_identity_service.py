@@ -13,8 +13,8 @@ from tether.domain.errors import identity as errors
 from tether.domain.identity import Token
 from tether.runtime.clock import VirtualClock
 from tether.runtime.runtime import Runtime
-from tether.services.identity import passwords as passwords_module
 from tether.services.identity import catalog as catalogs
+from tether.services.identity import passwords as passwords_module
 from tether.services.identity.passwords import Passwords
 from tether.services.identity.service import IdentityService
 from tether.services.identity.token_format import token_body

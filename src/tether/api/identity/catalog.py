@@ -11,7 +11,7 @@ from tether.api.deps import caller, cloud
 from tether.api.identity.common import (
     BOOLEAN,
     NULLABLE_ID,
-    STRING,
+    NULLABLE_STRING,
     flag,
     links,
     listing,
@@ -27,9 +27,9 @@ from tether.services.context import RequestContext
 router = paths.router("identity")
 
 NON_EMPTY = {"type": "string", "minLength": 1, "maxLength": 255}
-REGION_FIELDS = {"id": {"type": "string", "minLength": 1, "maxLength": 255}, "description": STRING,
+REGION_FIELDS = {"id": {"type": "string", "minLength": 1, "maxLength": 255}, "description": NULLABLE_STRING,
                  "parent_region_id": NULLABLE_ID}
-SERVICE_FIELDS = {"type": NON_EMPTY, "name": STRING, "description": STRING, "enabled": BOOLEAN}
+SERVICE_FIELDS = {"type": NON_EMPTY, "name": NULLABLE_STRING, "description": NULLABLE_STRING, "enabled": BOOLEAN}
 ENDPOINT_FIELDS = {"service_id": NON_EMPTY, "interface": {"type": "string", "enum": list(ENDPOINT_INTERFACES)},
                    "url": {"type": "string", "minLength": 1, "maxLength": 225, "pattern": "^[a-zA-Z0-9+.-]+:.+"},
                    "region_id": NULLABLE_ID, "region": NULLABLE_ID, "enabled": BOOLEAN}
@@ -59,7 +59,7 @@ async def create_region(request: Request, ctx: RequestContext = Depends(caller))
     require_admin(ctx, "create_region")
     body = await resource_body(request, "region", schema(REGION_FIELDS))
     region = await cloud(request).identity.catalogs.create_region(
-        id=body.get("id"), description=body.get("description", ""), parent_region_id=body.get("parent_region_id"))
+        id=body.get("id"), description=body.get("description") or "", parent_region_id=body.get("parent_region_id"))
     return {"region": region_view(request, region)}
 
 
@@ -72,7 +72,7 @@ async def create_region_with_id(region_id: str, request: Request,
         raise ie.ValidationError(reason="Conflicting region IDs specified: "
                                         f"\"{region_id}\" != \"{body['id']}\"")
     region = await cloud(request).identity.catalogs.create_region(
-        id=region_id, description=body.get("description", ""), parent_region_id=body.get("parent_region_id"))
+        id=region_id, description=body.get("description") or "", parent_region_id=body.get("parent_region_id"))
     return {"region": region_view(request, region)}
 
 
@@ -94,6 +94,8 @@ async def update_region(region_id: str, request: Request, ctx: RequestContext = 
     fields = {key: value for key, value in REGION_FIELDS.items() if key != "id"}
     body = await resource_body(request, "region", schema(fields))
     changes = {key: body[key] for key in fields if key in body}
+    if "description" in changes:
+        changes["description"] = changes["description"] or ""
     region = await cloud(request).identity.catalogs.update_region(region_id, **changes)
     return {"region": region_view(request, region)}
 
@@ -113,7 +115,7 @@ async def create_service(request: Request, ctx: RequestContext = Depends(caller)
     require_admin(ctx, "create_service")
     body = await resource_body(request, "service", schema(SERVICE_FIELDS, ["type"]))
     service = await cloud(request).identity.catalogs.create_service(
-        type=body["type"], name=body.get("name", ""), description=body.get("description", ""),
+        type=body["type"], name=body.get("name") or "", description=body.get("description") or "",
         enabled=body.get("enabled", True))
     return {"service": service_view(request, service)}
 
@@ -137,6 +139,7 @@ async def update_service(service_id: str, request: Request, ctx: RequestContext 
     require_admin(ctx, "update_service")
     body = await resource_body(request, "service", schema(SERVICE_FIELDS))
     changes = {key: body[key] for key in SERVICE_FIELDS if key in body}
+    changes.update({key: changes[key] or "" for key in ("name", "description") if key in changes})
     service = await cloud(request).identity.catalogs.update_service(service_id, **changes)
     return {"service": service_view(request, service)}
 

@@ -11,8 +11,8 @@ from tether.api.deps import caller, cloud, json_object
 from tether.api.identity.common import (
     BOOLEAN,
     NULLABLE_ID,
+    NULLABLE_STRING,
     SHORT_NAME,
-    STRING,
     TAGS,
     flag,
     links,
@@ -29,11 +29,11 @@ from tether.services.context import RequestContext
 
 router = paths.router("identity")
 
-_PROJECT_FIELDS = {"name": SHORT_NAME, "description": STRING, "enabled": BOOLEAN, "domain_id": NULLABLE_ID,
+_PROJECT_FIELDS = {"name": SHORT_NAME, "description": NULLABLE_STRING, "enabled": BOOLEAN, "domain_id": NULLABLE_ID,
                    "parent_id": NULLABLE_ID, "is_domain": BOOLEAN, "tags": TAGS}
 PROJECT_CREATE = schema(_PROJECT_FIELDS, ["name"])
 PROJECT_UPDATE = schema({key: value for key, value in _PROJECT_FIELDS.items() if key != "parent_id"})
-_DOMAIN_FIELDS = {"name": SHORT_NAME, "description": STRING, "enabled": BOOLEAN}
+_DOMAIN_FIELDS = {"name": SHORT_NAME, "description": NULLABLE_STRING, "enabled": BOOLEAN}
 DOMAIN_CREATE = schema(_DOMAIN_FIELDS, ["name"])
 DOMAIN_UPDATE = schema(_DOMAIN_FIELDS)
 _KNOWN = set(_PROJECT_FIELDS) | {"id", "links"}
@@ -71,7 +71,7 @@ async def create_project(request: Request, ctx: RequestContext = Depends(caller)
         # keystone takes a domain as the parent of a top-level project
         domain_id, parent_id = domain_id or parent_id, None
     project = await identity.create_project(
-        name=body["name"], domain_id=domain_id or ctx.domain_id, description=body.get("description", ""),
+        name=body["name"], domain_id=domain_id or ctx.domain_id, description=body.get("description") or "",
         enabled=body.get("enabled", True), parent_id=parent_id, tags=body.get("tags"),
         extra={key: value for key, value in body.items() if key not in _KNOWN})
     return {"project": project_view(request, project)}
@@ -192,7 +192,7 @@ async def clear_tags(project_id: str, request: Request, ctx: RequestContext = De
 async def create_domain(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "create_domain")
     body = await resource_body(request, "domain", DOMAIN_CREATE)
-    domain = await cloud(request).identity.create_domain(name=body["name"], description=body.get("description", ""),
+    domain = await cloud(request).identity.create_domain(name=body["name"], description=body.get("description") or "",
                                                          enabled=body.get("enabled", True))
     return {"domain": domain_view(request, domain)}
 

@@ -14,7 +14,6 @@ from tether.api.identity.common import (
     NULLABLE_ID,
     NULLABLE_STRING,
     SHORT_NAME,
-    STRING,
     flag,
     links,
     listing,
@@ -36,7 +35,7 @@ USER_CREATE = schema(_USER_FIELDS, ["name"])
 USER_UPDATE = schema(_USER_FIELDS)
 PASSWORD_CHANGE = schema({"password": {"type": "string"}, "original_password": {"type": "string"}},
                          ["password", "original_password"])
-_GROUP_FIELDS = {"name": SHORT_NAME, "description": STRING, "domain_id": NULLABLE_ID}
+_GROUP_FIELDS = {"name": SHORT_NAME, "description": NULLABLE_STRING, "domain_id": NULLABLE_ID}
 GROUP_CREATE = schema(_GROUP_FIELDS, ["name"])
 GROUP_UPDATE = schema(_GROUP_FIELDS)
 _KNOWN = set(_USER_FIELDS) | {"id", "links", "options", "password_expires_at"}
@@ -147,7 +146,7 @@ async def create_group(request: Request, ctx: RequestContext = Depends(caller)) 
     body = await resource_body(request, "group", GROUP_CREATE)
     group = await cloud(request).identity.groups.create_group(
         name=body["name"], domain_id=body.get("domain_id") or ctx.domain_id or "default",
-        description=body.get("description", ""))
+        description=body.get("description") or "")
     return {"group": group_view(request, group)}
 
 
