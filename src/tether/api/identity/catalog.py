@@ -10,6 +10,7 @@ from tether.api import paths
 from tether.api.deps import caller, cloud
 from tether.api.identity.common import (
     BOOLEAN,
+    DESCRIPTION,
     NULLABLE_ID,
     NULLABLE_STRING,
     flag,
@@ -27,9 +28,9 @@ from tether.services.context import RequestContext
 router = paths.router("identity")
 
 NON_EMPTY = {"type": "string", "minLength": 1, "maxLength": 255}
-REGION_FIELDS = {"id": {"type": "string", "minLength": 1, "maxLength": 255}, "description": NULLABLE_STRING,
+REGION_FIELDS = {"id": {"type": "string", "minLength": 1, "maxLength": 255}, "description": DESCRIPTION,
                  "parent_region_id": NULLABLE_ID}
-SERVICE_FIELDS = {"type": NON_EMPTY, "name": NULLABLE_STRING, "description": NULLABLE_STRING, "enabled": BOOLEAN}
+SERVICE_FIELDS = {"type": NON_EMPTY, "name": NULLABLE_STRING, "description": DESCRIPTION, "enabled": BOOLEAN}
 ENDPOINT_FIELDS = {"service_id": NON_EMPTY, "interface": {"type": "string", "enum": list(ENDPOINT_INTERFACES)},
                    "url": {"type": "string", "minLength": 1, "maxLength": 225, "pattern": "^[a-zA-Z0-9+.-]+:.+"},
                    "region_id": NULLABLE_ID, "region": NULLABLE_ID, "enabled": BOOLEAN}

@@ -52,6 +52,8 @@ def require_reader(ctx: RequestContext, action: str, *, domain_id: str | None = 
 
 STRING = {"type": "string"}
 NULLABLE_STRING = {"type": ["string", "null"]}
+# what the description columns hold
+DESCRIPTION = {"type": ["string", "null"], "maxLength": 255}
 BOOLEAN = {"type": "boolean"}
 ID = {"type": "string", "minLength": 1, "maxLength": 64}
 NULLABLE_ID = {"type": ["string", "null"], "minLength": 1, "maxLength": 64}

@@ -10,8 +10,8 @@ from tether.api import paths
 from tether.api.deps import caller, cloud, json_object
 from tether.api.identity.common import (
     BOOLEAN,
+    DESCRIPTION,
     NULLABLE_ID,
-    NULLABLE_STRING,
     SHORT_NAME,
     TAGS,
     flag,
@@ -29,11 +29,11 @@ from tether.services.context import RequestContext
 
 router = paths.router("identity")
 
-_PROJECT_FIELDS = {"name": SHORT_NAME, "description": NULLABLE_STRING, "enabled": BOOLEAN, "domain_id": NULLABLE_ID,
+_PROJECT_FIELDS = {"name": SHORT_NAME, "description": DESCRIPTION, "enabled": BOOLEAN, "domain_id": NULLABLE_ID,
                    "parent_id": NULLABLE_ID, "is_domain": BOOLEAN, "tags": TAGS}
 PROJECT_CREATE = schema(_PROJECT_FIELDS, ["name"])
 PROJECT_UPDATE = schema({key: value for key, value in _PROJECT_FIELDS.items() if key != "parent_id"})
-_DOMAIN_FIELDS = {"name": SHORT_NAME, "description": NULLABLE_STRING, "enabled": BOOLEAN}
+_DOMAIN_FIELDS = {"name": SHORT_NAME, "description": DESCRIPTION, "enabled": BOOLEAN}
 DOMAIN_CREATE = schema(_DOMAIN_FIELDS, ["name"])
 DOMAIN_UPDATE = schema(_DOMAIN_FIELDS)
 _KNOWN = set(_PROJECT_FIELDS) | {"id", "links"}

@@ -9,8 +9,8 @@ from fastapi import Depends, Request, Response
 from tether.api import paths
 from tether.api.deps import caller, cloud
 from tether.api.identity.common import (
+    DESCRIPTION,
     NAME,
-    NULLABLE_STRING,
     flag,
     links,
     listing,
@@ -27,8 +27,8 @@ from tether.services.identity.grants import SYSTEM, Actor, Target
 
 router = paths.router("identity")
 
-ROLE_CREATE = schema({"name": NAME, "description": NULLABLE_STRING}, ["name"], open_=False)
-ROLE_UPDATE = schema({"name": NAME, "description": NULLABLE_STRING}, open_=False)
+ROLE_CREATE = schema({"name": NAME, "description": DESCRIPTION}, ["name"], open_=False)
+ROLE_UPDATE = schema({"name": NAME, "description": DESCRIPTION}, open_=False)
 
 
 def role_view(request: Request, role: Role) -> dict[str, Any]:

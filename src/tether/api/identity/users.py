@@ -10,6 +10,7 @@ from tether.api import paths
 from tether.api.deps import caller, cloud
 from tether.api.identity.common import (
     BOOLEAN,
+    DESCRIPTION,
     NAME,
     NULLABLE_ID,
     NULLABLE_STRING,
@@ -30,12 +31,12 @@ from tether.services.context import RequestContext
 router = paths.router("identity")
 
 _USER_FIELDS = {"name": NAME, "password": NULLABLE_STRING, "enabled": BOOLEAN, "domain_id": NULLABLE_ID,
-                "default_project_id": NULLABLE_ID, "description": NULLABLE_STRING}
+                "default_project_id": NULLABLE_ID, "description": DESCRIPTION}
 USER_CREATE = schema(_USER_FIELDS, ["name"])
 USER_UPDATE = schema(_USER_FIELDS)
 PASSWORD_CHANGE = schema({"password": {"type": "string"}, "original_password": {"type": "string"}},
                          ["password", "original_password"])
-_GROUP_FIELDS = {"name": SHORT_NAME, "description": NULLABLE_STRING, "domain_id": NULLABLE_ID}
+_GROUP_FIELDS = {"name": SHORT_NAME, "description": DESCRIPTION, "domain_id": NULLABLE_ID}
 GROUP_CREATE = schema(_GROUP_FIELDS, ["name"])
 GROUP_UPDATE = schema(_GROUP_FIELDS)
 _KNOWN = set(_USER_FIELDS) | {"id", "links", "options", "password_expires_at"}
