@@ -13,8 +13,8 @@ from tether.domain.errors import identity as errors
 from tether.domain.identity import Token
 from tether.runtime.clock import VirtualClock
 from tether.runtime.runtime import Runtime
+from tether.services.identity import catalog as catalogs
 from tether.services.identity import passwords as passwords_module
-from tether.services.identity.catalog import build_catalog
 from tether.services.identity.passwords import Passwords
 from tether.services.identity.service import IdentityService
 from tether.services.identity.token_format import token_body
@@ -414,6 +414,11 @@ EXPECTED_URLS = {
 }
 
 
+def build_catalog(base_url: str, project_id: str | None) -> list[dict[str, Any]]:
+    """The catalog of Tether's own services at ``base_url``, as a fresh cloud registers them."""
+    return catalogs.build_catalog(catalogs.own_services(), catalogs.own_endpoints(base_url), project_id)
+
+
 def test_catalog_lists_the_six_services_it_serves_with_region_and_interface() -> None:
     catalog = build_catalog(BASE + "/", "p123")
     assert {entry["type"]: entry["endpoints"][0]["url"] for entry in catalog} == EXPECTED_URLS
@@ -443,7 +448,8 @@ ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 
 async def test_token_body_for_a_project_token(identity) -> None:
     token = await admin_token(identity)
-    catalog = identity.catalog(BASE, token.project_id)
+    await identity.register_own_endpoints(BASE)
+    catalog = await identity.catalog(token.project_id)
     body = token_body(token, catalog)["token"]
     admin = await identity.find_user("admin")
     assert body["issued_at"] == "2026-01-01T00:00:00.000000Z"

@@ -168,6 +168,7 @@ async def open_cloud(options: ServeOptions, database: Database) -> tuple[Cloud, 
         passwords = await existing_cloud_passwords(options, cloud)
         await cloud.recover()
     options.admin_password, options.demo_password = passwords["admin"], passwords["demo"]
+    await cloud.identity.register_own_endpoints(options.base_url)
     return cloud, seeded, schema
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from tether.domain.ids import new_uuid
 
@@ -16,11 +17,13 @@ DEFAULT_DOMAIN_NAME = "Default"
 # so an admin's token lists all three and policy can ask for the weakest role.
 DEFAULT_IMPLIED_ROLES = (("admin", "member"), ("member", "reader"))
 
-# The one project whose admins may take a system-scoped token (see
-# IdentityService.authenticate: Tether has no system role assignments).
+# The project keystone-manage bootstrap makes for the admin user.
 ADMIN_PROJECT_NAME = "admin"
 # Seconds a token lives: keystone's [token] expiration default, an hour.
 DEFAULT_TOKEN_TTL = 3600.0
+
+# keystone's one system: the target of a system role assignment.
+SYSTEM_ALL = "all"
 
 NAME_MAX_LENGTH = 255
 
@@ -35,6 +38,7 @@ class Domain:
     id: str
     name: str
     enabled: bool = True
+    description: str = ""
 
 
 @dataclass
@@ -44,6 +48,11 @@ class Project:
     domain_id: str = DEFAULT_DOMAIN_ID
     enabled: bool = True
     description: str = ""
+    # keystone's hierarchy: a top-level project's parent is its domain (given as None here).
+    parent_id: str | None = None
+    tags: list[str] = field(default_factory=list)
+    # attributes keystone does not know, kept and returned as given (keystone's ``extra``)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -55,6 +64,23 @@ class User:
     domain_id: str = DEFAULT_DOMAIN_ID
     enabled: bool = True
     default_project_id: str | None = None
+    description: str = ""
+    # attributes keystone does not know (an email, say), kept and returned as given
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Group:
+    id: str
+    name: str
+    domain_id: str = DEFAULT_DOMAIN_ID
+    description: str = ""
+
+
+@dataclass
+class GroupMember:
+    group_id: str
+    user_id: str
 
 
 @dataclass
@@ -63,13 +89,81 @@ class Role:
     name: str
     # Ids of the roles this one implies (keystone's implied_roles, kept on the prior role).
     implies: list[str] = field(default_factory=list)
+    description: str = ""
 
 
 @dataclass
 class RoleAssignment:
+    """A role held by one actor (a user or a group) on one target (a project, a domain or the system).
+
+    Exactly one of ``user_id``/``group_id`` and one of ``project_id``/``domain_id``/``system``
+    is set; the others are "" (not None: every column is part of the key).
+    """
+
+    role_id: str
+    user_id: str = ""
+    project_id: str = ""
+    group_id: str = ""
+    domain_id: str = ""
+    system: str = ""
+
+    @property
+    def actor(self) -> tuple[str, str]:
+        return ("user", self.user_id) if self.user_id else ("group", self.group_id)
+
+    @property
+    def target(self) -> tuple[str, str]:
+        if self.project_id:
+            return "project", self.project_id
+        if self.domain_id:
+            return "domain", self.domain_id
+        return "system", self.system
+
+
+@dataclass
+class Region:
+    id: str
+    description: str = ""
+    parent_region_id: str | None = None
+
+
+@dataclass
+class CatalogService:
+    """A service in the catalog (keystone's ``service``)."""
+
+    id: str
+    type: str
+    name: str = ""
+    description: str = ""
+    enabled: bool = True
+
+
+@dataclass
+class Endpoint:
+    id: str
+    service_id: str
+    interface: str
+    url: str
+    region_id: str | None = None
+    enabled: bool = True
+
+
+ENDPOINT_INTERFACES = ("public", "internal", "admin")
+
+
+@dataclass
+class ApplicationCredential:
+    """A user's delegated login to one project; ``secret_hash`` is an argon2 hash of the secret."""
+
+    id: str
+    name: str
     user_id: str
     project_id: str
-    role_id: str
+    secret_hash: str = field(repr=False)
+    description: str = ""
+    expires_at: float | None = None
+    unrestricted: bool = False
+    role_ids: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -98,13 +192,16 @@ class Token:
     project_domain_name: str | None = None
     # role name -> role id, for the token body's [{id, name}]
     role_ids: dict[str, str] = field(default_factory=dict)
+    domain_id: str | None = None
+    domain_name: str | None = None
+    application_credential_id: str | None = None
 
     def is_valid(self, now: float) -> bool:
         return not self.revoked and now < self.expires_at
 
     @property
     def is_unscoped(self) -> bool:
-        return self.project_id is None and not self.system
+        return self.project_id is None and self.domain_id is None and not self.system
 
 
 def effective_roles(direct: Iterable[Role], every_role: Mapping[str, Role]) -> list[Role]:

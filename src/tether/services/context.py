@@ -17,6 +17,8 @@ class RequestContext:
     roles: frozenset[str] = frozenset()
     request_id: str = field(default_factory=new_request_id)
     system: bool = False
+    # the domain of a domain-scoped token
+    domain_id: str | None = None
 
     @property
     def is_admin(self) -> bool:

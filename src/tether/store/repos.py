@@ -13,6 +13,12 @@ users = Repository(tables.users, identity.User, "id")
 roles = Repository(tables.roles, identity.Role, "id")
 role_assignments = Repository(tables.role_assignments, identity.RoleAssignment, None)
 tokens = Repository(tables.tokens, identity.Token, "id")
+groups = Repository(tables.groups, identity.Group, "id")
+group_members = Repository(tables.group_members, identity.GroupMember, None)
+regions = Repository(tables.regions, identity.Region, "id")
+catalog_services = Repository(tables.catalog_services, identity.CatalogService, "id")
+endpoints = Repository(tables.endpoints, identity.Endpoint, "id")
+application_credentials = Repository(tables.application_credentials, identity.ApplicationCredential, "id")
 
 images = Repository(tables.images, image.Image, "id")
 

@@ -28,8 +28,23 @@ users = table_for(metadata, "users", identity.User, primary_key=("id",),
                   extra=(UniqueConstraint("domain_id", "name"),))
 roles = table_for(metadata, "roles", identity.Role, primary_key=("id",),
                   extra=(UniqueConstraint("name"),))
-role_assignments = table_for(metadata, "role_assignments", identity.RoleAssignment,
-                             primary_key=("user_id", "project_id", "role_id"))
+role_assignments = table_for(
+    metadata, "role_assignments", identity.RoleAssignment,
+    primary_key=("user_id", "group_id", "project_id", "domain_id", "system", "role_id"),
+    extra=(Index("ix_role_assignments_role", "role_id"),),
+)
+groups = table_for(metadata, "groups", identity.Group, primary_key=("id",),
+                   extra=(UniqueConstraint("domain_id", "name"),))
+group_members = table_for(metadata, "group_members", identity.GroupMember, primary_key=("group_id", "user_id"),
+                          extra=(Index("ix_group_members_user", "user_id"),))
+regions = table_for(metadata, "regions", identity.Region, primary_key=("id",))
+catalog_services = table_for(metadata, "catalog_services", identity.CatalogService, primary_key=("id",))
+endpoints = table_for(metadata, "endpoints", identity.Endpoint, primary_key=("id",),
+                      extra=(Index("ix_endpoints_service", "service_id"),))
+application_credentials = table_for(
+    metadata, "application_credentials", identity.ApplicationCredential, primary_key=("id",),
+    extra=(UniqueConstraint("user_id", "name"),),
+)
 tokens = table_for(metadata, "tokens", identity.Token, primary_key=("id",),
                    extra=(Index("ix_tokens_user", "user_id"),))
 

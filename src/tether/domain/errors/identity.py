@@ -69,3 +69,38 @@ class MissingAttribute(ValidationError):
         "Expecting to find {attribute} in {target}. The server could not comply with the request "
         "since it is either malformed or otherwise incorrect. The client is assumed to be in error."
     )
+
+
+class GroupNotFound(NotFound):
+    template = "Could not find group: {group_id}."
+
+
+class RegionNotFound(NotFound):
+    template = "Could not find region: {region_id}."
+
+
+class ServiceNotFound(NotFound):
+    template = "Could not find service: {service_id}."
+
+
+class EndpointNotFound(NotFound):
+    template = "Could not find endpoint: {endpoint_id}."
+
+
+class ApplicationCredentialNotFound(NotFound):
+    template = "Could not find Application Credential: {application_credential_id}."
+
+
+class ImpliedRoleNotFound(NotFound):
+    template = "{prior_role_id} does not imply {implied_role_id}."
+
+
+class UserNotInGroup(NotFound):
+    template = "User {user_id} is not a member of group {group_id}."
+
+
+class ForbiddenNotSecurity(IdentityError):
+    """A 403 that is about the request, not about who made it (keystone's ForbiddenNotSecurity)."""
+
+    status = 403
+    template = "{reason}"

@@ -1,4 +1,4 @@
-"""Domains, projects, users, roles and role assignments."""
+"""Domains, projects, users and roles (and the roles' inference rules)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,11 @@ from sqlalchemy.exc import IntegrityError
 
 from tether.domain.errors import identity as errors
 from tether.domain.identity import (
-    ADMIN_PROJECT_NAME,
     DEFAULT_DOMAIN_ID,
     NAME_MAX_LENGTH,
     Domain,
     Project,
     Role,
-    RoleAssignment,
     User,
     effective_roles,
     new_keystone_id,
@@ -64,10 +62,10 @@ def _given(**filters: Any) -> dict[str, Any]:
 
 @dataclass(eq=False)
 class Accounts:
-    """What keystone's admin API manages: domains, projects, users, roles and their assignments.
+    """What keystone's admin API manages: domains, projects, users and roles.
 
-    What takes a right away (disabling, a new password, a role taken back)
-    revokes the tokens that carried it, in the store and in the shared token cache.
+    What takes a right away (disabling, a new password, a deletion) revokes the
+    tokens that carried it, in the store and in the shared token cache.
     """
 
     store: Store
@@ -78,8 +76,10 @@ class Accounts:
 
     # -- domains ------------------------------------------------------------
 
-    async def create_domain(self, *, name: str, id: str | None = None, enabled: bool = True) -> Domain:
-        domain = Domain(id=id or new_keystone_id(self.rng), name=check_name(name), enabled=enabled)
+    async def create_domain(self, *, name: str, id: str | None = None, enabled: bool = True,
+                            description: str = "") -> Domain:
+        domain = Domain(id=id or new_keystone_id(self.rng), name=check_name(name), enabled=enabled,
+                        description=description)
         with conflicts_as("domain", name):
             async with self.store.begin() as conn:
                 await _ensure_free(conn, repos.domains, "domain", domain.id, name=name)
@@ -97,9 +97,56 @@ class Accounts:
             raise errors.DomainNotFound(domain_id=name)
         return domain
 
-    async def list_domains(self, *, name: str | None = None) -> list[Domain]:
+    async def list_domains(self, *, name: str | None = None, enabled: bool | None = None) -> list[Domain]:
         async with self.store.begin() as conn:
-            return await repos.domains.find(conn, order_by=("name",), **_given(name=name))
+            return await repos.domains.find(conn, order_by=("name",), **_given(name=name, enabled=enabled))
+
+    async def update_domain(self, domain_id: str, *, name: str | None = None, description: str | None = None,
+                            enabled: bool | None = None) -> Domain:
+        """Change a domain; disabling it revokes the tokens of its users and of its projects."""
+        changes = _given(name=check_name(name) if name is not None else None, description=description,
+                         enabled=enabled)
+        with conflicts_as("domain", name or domain_id):
+            async with self.store.begin() as conn:
+                domain = await _require_domain(conn, domain_id)
+                if name is not None and name != domain.name:
+                    await _ensure_free(conn, repos.domains, "domain", None, name=name)
+                if changes:
+                    await repos.domains.update(conn, domain_id, **changes)
+                if enabled is False:
+                    users = [u.id for u in await repos.users.find(conn, domain_id=domain_id)]
+                    projects = [p.id for p in await repos.projects.find(conn, domain_id=domain_id)]
+                    await _revoke_for(conn, users, projects, domain_id)
+                updated = await _require_domain(conn, domain_id)
+        if enabled is False:
+            self._forget(users, projects, domain_id)
+        return updated
+
+    async def delete_domain(self, domain_id: str) -> None:
+        """Delete a disabled domain with its projects, users and groups, as keystone does."""
+        async with self.store.begin() as conn:
+            domain = await _require_domain(conn, domain_id)
+            if domain.enabled:
+                raise errors.ForbiddenNotSecurity(
+                    reason="Cannot delete a domain that is enabled, please disable it first.")
+            users = [u.id for u in await repos.users.find(conn, domain_id=domain_id)]
+            projects = [p.id for p in await repos.projects.find(conn, domain_id=domain_id)]
+            groups = [g.id for g in await repos.groups.find(conn, domain_id=domain_id)]
+            await _revoke_for(conn, users, projects, domain_id)
+            for user_id in users:
+                await _forget_user(conn, user_id)
+            for group_id in groups:
+                await repos.group_members.delete_where(conn, group_id=group_id)
+                await repos.role_assignments.delete_where(conn, group_id=group_id)
+            if projects:
+                await repos.role_assignments.delete_where(conn, project_id=projects)
+                await repos.application_credentials.delete_where(conn, project_id=projects)
+            await repos.role_assignments.delete_where(conn, domain_id=domain_id)
+            await repos.groups.delete_where(conn, domain_id=domain_id)
+            await repos.users.delete_where(conn, domain_id=domain_id)
+            await repos.projects.delete_where(conn, domain_id=domain_id)
+            await repos.domains.delete(conn, domain_id)
+        self._forget(users, projects, domain_id)
 
     # -- projects -----------------------------------------------------------
 
@@ -107,13 +154,25 @@ class Accounts:
         self,
         *,
         name: str,
-        domain_id: str = DEFAULT_DOMAIN_ID,
+        domain_id: str | None = None,
         description: str = "",
         enabled: bool = True,
         id: str | None = None,
+        parent_id: str | None = None,
+        tags: list[str] | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> Project:
-        project = Project(id=id or new_keystone_id(self.rng), name=check_name(name), domain_id=domain_id,
-                          enabled=enabled, description=description)
+        """A project; under ``parent_id`` (a project of the same domain) or, without one, at its domain's top."""
+        check_name(name)
+        async with self.store.begin() as conn:
+            parent = await _require_project(conn, parent_id) if parent_id is not None else None
+        if parent is not None and domain_id is not None and parent.domain_id != domain_id:
+            raise errors.ValidationError(
+                reason="Cannot create project, the parent project is in a different domain.")
+        domain_id = domain_id or (parent.domain_id if parent else DEFAULT_DOMAIN_ID)
+        project = Project(id=id or new_keystone_id(self.rng), name=name, domain_id=domain_id, enabled=enabled,
+                          description=description, parent_id=parent_id, tags=list(tags or []),
+                          extra=dict(extra or {}))
         with conflicts_as("project", name, domain_id):
             async with self.store.begin() as conn:
                 await _require_domain(conn, domain_id)
@@ -133,11 +192,18 @@ class Accounts:
         return project
 
     async def list_projects(
-        self, *, domain_id: str | None = None, name: str | None = None, enabled: bool | None = None
+        self,
+        *,
+        domain_id: str | None = None,
+        name: str | None = None,
+        enabled: bool | None = None,
+        parent_id: str | None = None,
+        ids: list[str] | None = None,
     ) -> list[Project]:
         async with self.store.begin() as conn:
             return await repos.projects.find(
-                conn, order_by=("name", "id"), **_given(domain_id=domain_id, name=name, enabled=enabled)
+                conn, order_by=("name", "id"),
+                **_given(domain_id=domain_id, name=name, enabled=enabled, parent_id=parent_id, id=ids),
             )
 
     async def update_project(
@@ -147,16 +213,20 @@ class Accounts:
         name: str | None = None,
         description: str | None = None,
         enabled: bool | None = None,
+        tags: list[str] | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> Project:
         """Change a project; disabling it revokes every token scoped to it."""
         changes = _given(name=check_name(name) if name is not None else None,
-                         description=description, enabled=enabled)
+                         description=description, enabled=enabled, tags=tags)
         with conflicts_as("project", name or project_id):
             async with self.store.begin() as conn:
                 project = await _require_project(conn, project_id)
                 if name is not None and name != project.name:
                     await _ensure_free(conn, repos.projects, "project", None, name=name,
                                        domain_id=project.domain_id)
+                if extra:
+                    changes["extra"] = {**project.extra, **extra}
                 if changes:
                     await repos.projects.update(conn, project_id, **changes)
                 if enabled is False:
@@ -165,6 +235,20 @@ class Accounts:
         if enabled is False:
             self.cache.forget(lambda token: token.project_id == project_id)
         return updated
+
+    async def delete_project(self, project_id: str) -> None:
+        """Delete a leaf project, its grants and application credentials, and revoke the tokens scoped to it."""
+        async with self.store.begin() as conn:
+            await _require_project(conn, project_id)
+            if await repos.projects.count(conn, parent_id=project_id):
+                raise errors.ForbiddenNotSecurity(
+                    reason=f"Cannot delete the project {project_id} since it is not a leaf in the hierarchy. "
+                           "Use the cascade option if you want to delete a whole subtree.")
+            await revoke_tokens_where(conn, project_id=project_id)
+            await repos.role_assignments.delete_where(conn, project_id=project_id)
+            await repos.application_credentials.delete_where(conn, project_id=project_id)
+            await repos.projects.delete(conn, project_id)
+        self.cache.forget(lambda token: token.project_id == project_id)
 
     # -- users --------------------------------------------------------------
 
@@ -177,12 +261,15 @@ class Accounts:
         enabled: bool = True,
         default_project_id: str | None = None,
         id: str | None = None,
+        description: str = "",
+        extra: dict[str, Any] | None = None,
     ) -> User:
         """A user; without a password (None or "") they cannot authenticate by password."""
         check_name(name)
         password_hash = await self.passwords.hash(password) if password else ""
         user = User(id=id or new_keystone_id(self.rng), name=name, password_hash=password_hash, domain_id=domain_id,
-                    enabled=enabled, default_project_id=default_project_id)
+                    enabled=enabled, default_project_id=default_project_id, description=description,
+                    extra=dict(extra or {}))
         with conflicts_as("user", name, domain_id):
             async with self.store.begin() as conn:
                 await _require_domain(conn, domain_id)
@@ -204,11 +291,12 @@ class Accounts:
         return user
 
     async def list_users(
-        self, *, domain_id: str | None = None, name: str | None = None, enabled: bool | None = None
+        self, *, domain_id: str | None = None, name: str | None = None, enabled: bool | None = None,
+        ids: list[str] | None = None,
     ) -> list[User]:
         async with self.store.begin() as conn:
             return await repos.users.find(
-                conn, order_by=("name", "id"), **_given(domain_id=domain_id, name=name, enabled=enabled)
+                conn, order_by=("name", "id"), **_given(domain_id=domain_id, name=name, enabled=enabled, id=ids)
             )
 
     async def update_user(
@@ -218,18 +306,26 @@ class Accounts:
         name: str | None = None,
         password: str | None = None,
         enabled: bool | None = None,
+        description: str | None = None,
+        default_project_id: str | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> User:
         """Change a user; disabling them or changing their password revokes their tokens, as keystone does."""
         if name is not None:
             check_name(name)
         password_hash = await self.passwords.hash(password) if password else None
-        changes = _given(name=name, password_hash=password_hash, enabled=enabled)
+        changes = _given(name=name, password_hash=password_hash, enabled=enabled, description=description,
+                         default_project_id=default_project_id)
         revoke = enabled is False or password_hash is not None
         with conflicts_as("user", name or user_id):
             async with self.store.begin() as conn:
                 user = await _require_user(conn, user_id)
                 if name is not None and name != user.name:
                     await _ensure_free(conn, repos.users, "user", None, name=name, domain_id=user.domain_id)
+                if default_project_id is not None:
+                    await _require_project(conn, default_project_id)
+                if extra:
+                    changes["extra"] = {**user.extra, **extra}
                 if changes:
                     await repos.users.update(conn, user_id, **changes)
                 if revoke:
@@ -239,10 +335,27 @@ class Accounts:
             self.cache.forget(lambda token: token.user_id == user_id)
         return updated
 
+    async def change_password(self, user_id: str, *, original_password: str, password: str) -> None:
+        """The user's own password change (POST /v3/users/{id}/password): the old one must match."""
+        async with self.store.begin() as conn:
+            user = await _require_user(conn, user_id)
+        if not await self.passwords.verify(user.password_hash or None, original_password):
+            raise errors.Unauthorized()
+        await self.update_user(user_id, password=password)
+
+    async def delete_user(self, user_id: str) -> None:
+        """Delete a user with their grants, group memberships and application credentials; their tokens die."""
+        async with self.store.begin() as conn:
+            await _require_user(conn, user_id)
+            await revoke_tokens_where(conn, user_id=user_id)
+            await _forget_user(conn, user_id)
+            await repos.users.delete(conn, user_id)
+        self.cache.forget(lambda token: token.user_id == user_id)
+
     # -- roles --------------------------------------------------------------
 
-    async def create_role(self, *, name: str, id: str | None = None) -> Role:
-        role = Role(id=id or new_keystone_id(self.rng), name=check_name(name))
+    async def create_role(self, *, name: str, id: str | None = None, description: str = "") -> Role:
+        role = Role(id=id or new_keystone_id(self.rng), name=check_name(name), description=description)
         with conflicts_as("role", name):
             async with self.store.begin() as conn:
                 await _ensure_free(conn, repos.roles, "role", role.id, name=name)
@@ -264,61 +377,83 @@ class Accounts:
         async with self.store.begin() as conn:
             return await repos.roles.find(conn, order_by=("name",), **_given(name=name))
 
-    # -- assignments --------------------------------------------------------
-
-    async def assign_role(self, *, user_id: str, project_id: str, role_id: str) -> None:
-        """Grant a role on a project; granting one already held changes nothing."""
-        assignment = RoleAssignment(user_id=user_id, project_id=project_id, role_id=role_id)
-        try:
+    async def update_role(self, role_id: str, *, name: str | None = None, description: str | None = None) -> Role:
+        changes = _given(name=check_name(name) if name is not None else None, description=description)
+        with conflicts_as("role", name or role_id):
             async with self.store.begin() as conn:
-                await _require_user(conn, user_id)
-                await _require_project(conn, project_id)
-                await _require_role(conn, role_id)
-                if not await repos.role_assignments.count(conn, **_key(assignment)):
-                    await repos.role_assignments.add(conn, assignment)
-        except IntegrityError:
-            pass  # another writer granted it first: the outcome is the same
+                role = await _require_role(conn, role_id)
+                if name is not None and name != role.name:
+                    await _ensure_free(conn, repos.roles, "role", None, name=name)
+                if changes:
+                    await repos.roles.update(conn, role_id, **changes)
+                return await _require_role(conn, role_id)
 
-    async def unassign_role(self, *, user_id: str, project_id: str, role_id: str) -> None:
-        """Take a role back; the user's tokens on that project are revoked, as keystone does."""
+    async def delete_role(self, role_id: str) -> None:
+        """Delete a role, its grants and its inference rules; the tokens that carried it are revoked."""
         async with self.store.begin() as conn:
-            removed = await repos.role_assignments.delete_where(
-                conn, user_id=user_id, project_id=project_id, role_id=role_id
-            )
-            if not removed:
-                raise errors.RoleAssignmentNotFound(role_id=role_id, actor_id=user_id, target_id=project_id)
-            await revoke_tokens_where(conn, user_id=user_id, project_id=project_id)
-            project = await repos.projects.get(conn, project_id)
-            # system scope rests on the admin project's roles (see Tokens.authenticate)
-            admin_project = (project is not None and project.name == ADMIN_PROJECT_NAME
-                             and project.domain_id == DEFAULT_DOMAIN_ID)
-            if admin_project:
-                await revoke_tokens_where(conn, user_id=user_id, system=True)
-        self.cache.forget(
-            lambda token: token.user_id == user_id and (token.project_id == project_id or
-                                                        (admin_project and token.system))
-        )
+            role = await _require_role(conn, role_id)
+            holders = await repos.role_assignments.find(conn, role_id=role_id)
+            users = {a.user_id for a in holders if a.user_id}
+            for grant in holders:
+                if grant.group_id:
+                    users |= {m.user_id for m in await repos.group_members.find(conn, group_id=grant.group_id)}
+            await repos.role_assignments.delete_where(conn, role_id=role_id)
+            for prior in await repos.roles.find(conn):
+                if role_id in prior.implies:
+                    await repos.roles.update(conn, prior.id, implies=[i for i in prior.implies if i != role_id])
+            await repos.roles.delete(conn, role_id)
+            if users:
+                await revoke_tokens_where(conn, user_id=sorted(users))
+        self.cache.forget(lambda token: token.user_id in users or role.name in token.roles)
 
-    async def list_role_assignments(
-        self, *, user_id: str | None = None, project_id: str | None = None, role_id: str | None = None
-    ) -> list[RoleAssignment]:
-        async with self.store.begin() as conn:
-            return await repos.role_assignments.find(
-                conn, order_by=("user_id", "project_id", "role_id"),
-                **_given(user_id=user_id, project_id=project_id, role_id=role_id),
-            )
+    # -- implied roles (keystone's role inference rules) ------------------------
 
-    async def roles_for(self, user_id: str, project_id: str) -> list[Role]:
-        """The roles a user holds on a project, implied ones included."""
+    async def imply_role(self, prior_role_id: str, implied_role_id: str) -> tuple[Role, Role]:
         async with self.store.begin() as conn:
-            assignments = await repos.role_assignments.find(conn, user_id=user_id, project_id=project_id)
+            prior = await _require_role(conn, prior_role_id)
+            implied = await _require_role(conn, implied_role_id)
             every_role = {role.id: role for role in await repos.roles.find(conn)}
-        direct = [every_role[a.role_id] for a in assignments if a.role_id in every_role]
-        return effective_roles(direct, every_role)
+            if prior.id in {r.id for r in effective_roles([implied], every_role)}:
+                raise errors.ForbiddenNotSecurity(
+                    reason=f"{implied_role_id} role implies {prior_role_id}: an implication would make a loop.")
+            if implied.id not in prior.implies:
+                await repos.roles.update(conn, prior.id, implies=[*prior.implies, implied.id])
+        return prior, implied
+
+    async def implied_rule(self, prior_role_id: str, implied_role_id: str) -> tuple[Role, Role]:
+        async with self.store.begin() as conn:
+            prior = await _require_role(conn, prior_role_id)
+            implied = await _require_role(conn, implied_role_id)
+        if implied.id not in prior.implies:
+            raise errors.ImpliedRoleNotFound(prior_role_id=prior_role_id, implied_role_id=implied_role_id)
+        return prior, implied
+
+    async def unimply_role(self, prior_role_id: str, implied_role_id: str) -> None:
+        async with self.store.begin() as conn:
+            prior = await _require_role(conn, prior_role_id)
+            if implied_role_id not in prior.implies:
+                raise errors.ImpliedRoleNotFound(prior_role_id=prior_role_id, implied_role_id=implied_role_id)
+            await repos.roles.update(conn, prior.id, implies=[i for i in prior.implies if i != implied_role_id])
+
+    def _forget(self, users: list[str], projects: list[str], domain_id: str) -> None:
+        held, scoped = set(users), set(projects)
+        self.cache.forget(lambda token: token.user_id in held or token.project_id in scoped
+                          or token.domain_id == domain_id)
 
 
-def _key(assignment: RoleAssignment) -> dict[str, str]:
-    return {"user_id": assignment.user_id, "project_id": assignment.project_id, "role_id": assignment.role_id}
+async def _revoke_for(conn: StoreConnection, users: list[str], projects: list[str], domain_id: str) -> None:
+    if users:
+        await revoke_tokens_where(conn, user_id=users)
+    if projects:
+        await revoke_tokens_where(conn, project_id=projects)
+    await revoke_tokens_where(conn, domain_id=domain_id)
+
+
+async def _forget_user(conn: StoreConnection, user_id: str) -> None:
+    """What refers to a user who is going away."""
+    await repos.role_assignments.delete_where(conn, user_id=user_id)
+    await repos.group_members.delete_where(conn, user_id=user_id)
+    await repos.application_credentials.delete_where(conn, user_id=user_id)
 
 
 async def _ensure_free(

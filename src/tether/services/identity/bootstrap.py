@@ -15,6 +15,7 @@ from tether.domain.identity import (
     DEFAULT_DOMAIN_NAME,
     DEFAULT_IMPLIED_ROLES,
     ROLES,
+    SYSTEM_ALL,
     Domain,
     Project,
     Role,
@@ -46,7 +47,7 @@ class Bootstrap:
     async def bootstrap(self, *, admin_password: str | None, demo_password: str | None) -> None:
         """The Default domain, roles admin/member/reader/service (admin implies
         member implies reader), projects admin, demo and service, and users
-        admin (admin on admin) and demo (member on demo).
+        admin (admin on admin and on the system) and demo (member on demo).
 
         Idempotent: what exists is kept. As keystone-manage bootstrap does, a
         bootstrap user that is disabled is enabled again, and one whose
@@ -135,4 +136,8 @@ class Bootstrap:
                                                       project_id=assignment.project_id,
                                                       role_id=assignment.role_id):
                 await repos.role_assignments.add(conn, assignment)
+            if user_name == "admin" and not await repos.role_assignments.count(
+                    conn, user_id=user.id, system=SYSTEM_ALL, role_id=roles["admin"].id):
+                await repos.role_assignments.add(
+                    conn, RoleAssignment(user_id=user.id, system=SYSTEM_ALL, role_id=roles["admin"].id))
         return reset

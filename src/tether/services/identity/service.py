@@ -15,8 +15,10 @@ from argon2 import PasswordHasher
 from tether.domain.identity import DEFAULT_TOKEN_TTL
 from tether.runtime.runtime import Runtime
 from tether.services.identity.accounts import Accounts
+from tether.services.identity.assignments import Assignments
 from tether.services.identity.bootstrap import Bootstrap
-from tether.services.identity.catalog import build_catalog
+from tether.services.identity.catalog import Catalog
+from tether.services.identity.groups import Groups
 from tether.services.identity.passwords import Passwords
 from tether.services.identity.token_format import token_body
 from tether.services.identity.tokens import TokenCache, Tokens, context_for
@@ -53,6 +55,11 @@ class IdentityService:
         tokens = Tokens(store, runtime, passwords=passwords, cache=cache, token_ttl=token_ttl)
         bootstrap = Bootstrap(store, rng, passwords=passwords, cache=cache)
         accounts = Accounts(store, rng, passwords=passwords, cache=cache)
+        # the parts the admin API reaches as a whole
+        self.accounts = accounts
+        self.assignments = Assignments(store, cache)
+        self.groups = Groups(store, rng, cache)
+        self.catalogs = Catalog(store, rng)
 
         self.bootstrap = bootstrap.bootstrap
         self.has_password = bootstrap.has_password
@@ -62,7 +69,8 @@ class IdentityService:
         self.revoke_token = tokens.revoke_token
         self.purge_expired_tokens = tokens.purge_expired_tokens
         self.context_for = context_for
-        self.catalog = build_catalog
+        self.catalog = self.catalogs.catalog
+        self.register_own_endpoints = self.catalogs.register_own
         self.token_body = token_body
         # domains
         self.create_domain = accounts.create_domain
@@ -86,10 +94,10 @@ class IdentityService:
         self.get_role = accounts.get_role
         self.find_role = accounts.find_role
         self.list_roles = accounts.list_roles
-        self.assign_role = accounts.assign_role
-        self.unassign_role = accounts.unassign_role
-        self.list_role_assignments = accounts.list_role_assignments
-        self.roles_for = accounts.roles_for
+        self.assign_role = self.assignments.assign_role
+        self.unassign_role = self.assignments.unassign_role
+        self.list_role_assignments = self.assignments.list_role_assignments
+        self.roles_for = self.assignments.roles_for
 
     def now(self) -> float:
         return self.rt.now()

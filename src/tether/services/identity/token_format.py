@@ -40,6 +40,9 @@ def token_body(token: Token, catalog: list[dict[str, Any]] | None) -> dict[str, 
     if token.system:
         body["roles"] = roles
         body["system"] = {"all": True}
+    elif token.domain_id is not None:
+        body["domain"] = {"id": token.domain_id, "name": token.domain_name}
+        body["roles"] = roles
     elif token.project_id is not None:
         body["project"] = {
             "domain": {"id": token.project_domain_id, "name": token.project_domain_name},

@@ -19,17 +19,15 @@ from sqlalchemy import delete
 
 from tether.domain.errors import identity as errors
 from tether.domain.identity import (
-    ADMIN_PROJECT_NAME,
-    DEFAULT_DOMAIN_ID,
     Domain,
     Project,
     Role,
     Token,
     User,
-    effective_roles,
 )
 from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
+from tether.services.identity.grants import SYSTEM, Target, roles_held
 from tether.services.identity.passwords import Passwords
 from tether.store import repos
 from tether.store.database import Store
@@ -97,6 +95,7 @@ class _Grant:
     user_domain: Domain
     project: Project | None = None
     project_domain: Domain | None = None
+    domain: Domain | None = None
     system: bool = False
     roles: list[Role] = field(default_factory=list)
 
@@ -109,7 +108,7 @@ def context_for(token: Token, *, request_id: str | None = None) -> RequestContex
     """The request context of a (validated) token's holder."""
     extra = {"request_id": request_id} if request_id is not None else {}
     return RequestContext(user_id=token.user_id, project_id=token.project_id,
-                          roles=frozenset(token.roles), system=token.system, **extra)
+                          roles=frozenset(token.roles), system=token.system, domain_id=token.domain_id, **extra)
 
 
 class Tokens:
@@ -138,24 +137,22 @@ class Tokens:
         project_name: str | None = None,
         project_domain_id: str | None = None,
         project_domain_name: str | None = None,
+        domain_id: str | None = None,
+        domain_name: str | None = None,
         system: bool = False,
     ) -> Token:
-        """Password authentication; project-scoped, system-scoped or unscoped.
+        """Password authentication; project-, domain- or system-scoped, or unscoped.
 
         Every failure after the request's shape is checked (unknown user or
         domain, wrong password, disabled user, project or domain, no role on
-        the project) is the same Unauthorized, so a caller learns nothing
+        the scope) is the same Unauthorized, so a caller learns nothing
         about which part was wrong.
-
-        System scope is kept simple: Tether has no system role assignments,
-        so it is granted to whoever holds the admin role on the Default
-        domain's "admin" project, with that project's roles.
         """
         if not user_id and not user_name:
             raise errors.MissingAttribute(attribute="id or name", target="user")
         if not user_id and not (user_domain_id or user_domain_name):
             raise errors.MissingAttribute(attribute="domain", target="user")
-        if system and (project_id or project_name):
+        if sum(map(bool, (system, project_id or project_name, domain_id or domain_name))) > 1:
             raise errors.MissingAttribute(
                 attribute="system, project, domain, OS-TRUST:trust or unscoped", target="scope"
             )
@@ -168,6 +165,8 @@ class Tokens:
                 grant = await _resolve_scope(
                     conn, grant, project_id, project_name, project_domain_id, project_domain_name, system
                 )
+            if grant is not None and (domain_id or domain_name):
+                grant = await _domain_scope(conn, grant, domain_id, domain_name)
         # The hash is checked whatever the lookup found, so the time taken does not tell either.
         password_ok = await self.passwords.verify(grant.user.password_hash if grant else None, password)
         if grant is None or not password_ok:
@@ -239,6 +238,8 @@ class Tokens:
             project_domain_id=project_domain.id if project_domain else None,
             project_domain_name=project_domain.name if project_domain else None,
             role_ids={role.name: role.id for role in grant.roles},
+            domain_id=grant.domain.id if grant.domain else None,
+            domain_name=grant.domain.name if grant.domain else None,
         )
 
 
@@ -273,13 +274,8 @@ async def _resolve_scope(
     system: bool,
 ) -> _Grant | None:
     if system:
-        project = await repos.projects.first(conn, name=ADMIN_PROJECT_NAME, domain_id=DEFAULT_DOMAIN_ID)
-        if project is None:
-            return None
-        roles = await _roles_on(conn, grant.user.id, project.id)
-        if "admin" not in {role.name for role in roles}:
-            return None
-        return replace(grant, system=True, roles=roles)
+        roles = await roles_held(conn, grant.user.id, SYSTEM)
+        return replace(grant, system=True, roles=roles) if roles else None
     if not project_id and not project_name:
         return grant
     if project_id:
@@ -290,22 +286,23 @@ async def _resolve_scope(
         project = await repos.projects.first(conn, name=project_name, domain_id=domain.id) if domain else None
     if project is None or domain is None or not project.enabled or not domain.enabled:
         return None
-    roles = await _roles_on(conn, grant.user.id, project.id)
+    roles = await roles_held(conn, grant.user.id, Target("project", project.id))
     if not roles:
         return None
     return replace(grant, project=project, project_domain=domain, roles=roles)
+
+
+async def _domain_scope(
+    conn: StoreConnection, grant: _Grant, domain_id: str | None, domain_name: str | None
+) -> _Grant | None:
+    domain = await _find_domain(conn, domain_id, domain_name)
+    if domain is None or not domain.enabled:
+        return None
+    roles = await roles_held(conn, grant.user.id, Target("domain", domain.id))
+    return replace(grant, domain=domain, roles=roles) if roles else None
 
 
 async def _find_domain(conn: StoreConnection, domain_id: str | None, domain_name: str | None) -> Domain | None:
     if domain_name:
         return await repos.domains.first(conn, name=domain_name)
     return await repos.domains.get(conn, domain_id)
-
-
-async def _roles_on(conn: StoreConnection, user_id: str, project_id: str) -> list[Role]:
-    assignments = await repos.role_assignments.find(conn, user_id=user_id, project_id=project_id)
-    if not assignments:
-        return []
-    every_role = {role.id: role for role in await repos.roles.find(conn)}
-    direct = [every_role[a.role_id] for a in assignments if a.role_id in every_role]
-    return effective_roles(direct, every_role)

@@ -1,4 +1,4 @@
-"""Keystone v3: discovery and tokens."""
+"""Keystone v3: discovery, tokens, and what a token may reach (/v3/auth/projects, domains, catalog, system)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from fastapi.responses import JSONResponse
 from tether import logs
 from tether.api import discovery, openapi, paths
 from tether.api.deps import caller, cloud, json_object
+from tether.api.identity.common import base_url, listing, v3
+from tether.api.identity.projects import domain_view, project_view
 from tether.domain.errors import identity as ie
 from tether.services.context import RequestContext
 
@@ -27,15 +29,13 @@ AUTH_SCHEMA = openapi.obj({"auth": openapi.obj({
                                                      closed=False)}, ["user"], closed=False),
     }, ["methods", "password"], closed=False),
     "scope": {"anyOf": [openapi.obj({"project": _NAMED}, ["project"], closed=False),
+                        openapi.obj({"domain": openapi.obj({"id": openapi.STRING, "name": openapi.STRING})},
+                                    ["domain"], closed=False),
                         openapi.obj({"system": openapi.obj({"all": {"type": "boolean"}})}, ["system"], closed=False),
                         {"type": "string", "enum": ["unscoped"]}]},
 }, ["identity"], closed=False)}, ["auth"], closed=False)
 _SUBJECT = openapi.extra(params=[openapi.header("X-Subject-Token", openapi.STRING, required=True),
                                  *openapi.query({"nocatalog": openapi.STRING})])
-
-
-def base_url(request: Request) -> str:
-    return request.app.state.base_url
 
 
 @router.get("", include_in_schema=False)
@@ -86,9 +86,15 @@ def _scope(auth: dict[str, Any]) -> dict[str, Any]:
         if scope["system"] != {"all": True}:
             raise ie.ValidationError(reason="Invalid input for field 'scope.system'.")
         return {"system": True}
+    if "domain" in scope:
+        domain = scope["domain"]
+        if not isinstance(domain, dict):
+            raise ie.ValidationError(reason="Invalid input for field 'scope.domain'.")
+        return {"domain_id": _text(domain.get("id"), "domain.id"), "domain_name": _text(domain.get("name"),
+                                                                                        "domain.name")}
     project = scope.get("project")
     if not isinstance(project, dict):
-        raise ie.ValidationError(reason="Only project and system scopes are supported.")
+        raise ie.ValidationError(reason="Only project, domain and system scopes are supported.")
     domain = project.get("domain") if isinstance(project.get("domain"), dict) else {}
     return {"project_id": _text(project.get("id"), "project.id"),
             "project_name": _text(project.get("name"), "project.name"),
@@ -96,10 +102,10 @@ def _scope(auth: dict[str, Any]) -> dict[str, Any]:
             "project_domain_name": _text(domain.get("name"), "project.domain.name")}
 
 
-def _catalog(request: Request, token: Any) -> list[dict[str, Any]] | None:
-    if "nocatalog" in request.query_params:
+async def _catalog(request: Request, token: Any) -> list[dict[str, Any]] | None:
+    if "nocatalog" in request.query_params or token.is_unscoped:
         return None
-    return cloud(request).identity.catalog(base_url(request), token.project_id)
+    return await cloud(request).identity.catalog(token.project_id)
 
 
 @router.post("/v3/auth/tokens", status_code=201,
@@ -108,7 +114,7 @@ async def issue_token(request: Request) -> JSONResponse:
     body = await json_object(request, "auth")
     token = await cloud(request).identity.authenticate(**_credentials(body), **_scope(body))
     logs.caller_known(token.user_id, token.project_id)
-    payload = cloud(request).identity.token_body(token, _catalog(request, token))
+    payload = cloud(request).identity.token_body(token, await _catalog(request, token))
     return JSONResponse(payload, status_code=201, headers={"X-Subject-Token": token.id})
 
 
@@ -128,7 +134,7 @@ async def _subject(request: Request, ctx: RequestContext) -> Any:
 @router.get("/v3/auth/tokens", openapi_extra=_SUBJECT)
 async def validate_token(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     token = await _subject(request, ctx)
-    return JSONResponse(cloud(request).identity.token_body(token, _catalog(request, token)),
+    return JSONResponse(cloud(request).identity.token_body(token, await _catalog(request, token)),
                         headers={"X-Subject-Token": token.id})
 
 
@@ -143,4 +149,40 @@ async def revoke_token(request: Request, ctx: RequestContext = Depends(caller)) 
     token = await _subject(request, ctx)
     await cloud(request).identity.revoke_token(token.id)
     return Response(status_code=204)
-ROUTERS = (router,)
+
+
+# -- what the caller's token may reach ----------------------------------------------------------------
+
+
+@router.get("/v3/auth/projects")
+async def auth_projects(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
+    identity = cloud(request).identity
+    ids = await identity.assignments.targets_of(ctx.user_id, "project")
+    projects = await identity.list_projects(ids=ids, enabled=True) if ids else []
+    return listing(request, "projects", [project_view(request, p) for p in projects])
+
+
+@router.get("/v3/auth/domains")
+async def auth_domains(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
+    identity = cloud(request).identity
+    ids = set(await identity.assignments.targets_of(ctx.user_id, "domain"))
+    domains = [d for d in await identity.list_domains(enabled=True) if d.id in ids]
+    return listing(request, "domains", [domain_view(request, d) for d in domains])
+
+
+@router.get("/v3/auth/catalog")
+async def auth_catalog(request: Request) -> dict[str, Any]:
+    token = await cloud(request).identity.validate_token(request.headers.get("x-auth-token") or "")
+    if token.is_unscoped:
+        raise ie.Unauthorized()
+    return {"catalog": await cloud(request).identity.catalog(token.project_id),
+            "links": {"self": f"{v3(request)}/auth/catalog", "previous": None, "next": None}}
+
+
+@router.get("/v3/auth/system")
+async def auth_system(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
+    identity = cloud(request).identity
+    grants = await identity.assignments.list(actor=None, target=None, effective=True)
+    held = any(g.user_id == ctx.user_id and g.system for g in grants)
+    return {"system": [{"all": True}] if held else [],
+            "links": {"self": f"{v3(request)}/auth/system", "previous": None, "next": None}}
