@@ -232,8 +232,8 @@ def write_clouds_yaml(options: ServeOptions) -> Path:
         before = {}
 
     def entry(user: str, password: str | None) -> dict[str, object]:
-        if password is None:
-            password = str(before.get(CLOUD_NAMES[user], {}).get("auth", {}).get("password", ""))
+        if password is None:  # the user's own: the last clouds.yaml knows it, else the default is the guess
+            password = str(before.get(CLOUD_NAMES[user], {}).get("auth", {}).get("password", DEFAULT_PASSWORDS[user]))
         cloud: dict[str, object] = {
             "auth": {"auth_url": f"{options.base_url}/identity", "username": user, "password": password,
                      "project_name": user, "user_domain_name": "Default", "project_domain_name": "Default"},
