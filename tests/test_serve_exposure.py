@@ -158,3 +158,50 @@ def test_a_token_stops_working_when_its_lifetime_ends(tmp_path) -> None:
         assert checked.status_code in (401, 404), checked.text
     finally:
         cloud.stop()
+
+
+def login(base_url: str, user: str, password: str) -> httpx.Response:
+    body = {"auth": {"identity": {"methods": ["password"], "password": {"user": {
+        "name": user, "domain": {"id": "default"}, "password": password}}},
+        "scope": {"project": {"name": user, "domain": {"id": "default"}}}}}
+    return httpx.post(f"{base_url}/identity/v3/auth/tokens", json=body, timeout=30)
+
+
+def test_the_seventh_wrong_password_finds_the_user_locked_until_the_lock_runs_out(tmp_path) -> None:
+    cloud = start(tmp_path / "cloud", "--lockout-duration", "6")
+    try:
+        generic = {"error": {"code": 401, "title": "Unauthorized",
+                             "message": "The request you have made requires authentication."}}
+        for _ in range(6):
+            wrong = login(cloud.base_url, "demo", "not-it")
+            assert wrong.status_code == 401 and wrong.json() == generic
+        # An unknown user is answered exactly as a wrong password is.
+        unknown = login(cloud.base_url, "nobody-by-this-name", "not-it")
+        assert unknown.status_code == 401 and unknown.json() == generic
+        locked_at = time.monotonic()
+        refused = login(cloud.base_url, "demo", "demo")
+        assert refused.status_code == 401
+        assert refused.json()["error"]["message"].startswith("The account is locked for user: ")
+        # Another user is not affected.
+        assert login(cloud.base_url, "admin", "admin").status_code == 201
+        time.sleep(max(0.0, 6.5 - (time.monotonic() - locked_at)))
+        assert login(cloud.base_url, "demo", "demo").status_code == 201
+        # The right password reset the count: five more wrong ones do not lock.
+        for _ in range(5):
+            assert login(cloud.base_url, "demo", "not-it").status_code == 401
+        assert login(cloud.base_url, "demo", "demo").status_code == 201
+    finally:
+        cloud.stop()
+
+
+def test_a_token_stops_working_when_its_role_is_removed(tmp_path) -> None:
+    cloud = start(tmp_path / "cloud")
+    try:
+        issued = login(cloud.base_url, "demo", "demo")
+        headers = {"X-Auth-Token": issued.headers["X-Subject-Token"]}
+        assert httpx.get(f"{cloud.base_url}/compute/v2.1/servers", headers=headers).status_code == 200
+        cloud.cli("role", "remove", "--user", "demo", "--project", "demo", "member")
+        for path in ("/compute/v2.1/servers", "/network/v2.0/ports", "/image/v2/images"):
+            assert httpx.get(f"{cloud.base_url}{path}", headers=headers).status_code == 401, path
+    finally:
+        cloud.stop()

@@ -226,6 +226,11 @@ def serve(
                            "say https, and clouds.yaml names it as cacert unless a public authority signed it.")
     ] = None,
     tls_key: Annotated[Path | None, typer.Option("--tls-key", help="The certificate's PEM private key.")] = None,
+    lockout_failure_attempts: Annotated[int, typer.Option(
+        "--lockout-failure-attempts", min=0,
+        help="Wrong passwords in a row that lock a user out, as keystone's option of that name (0: never).")] = 6,
+    lockout_duration: Annotated[int, typer.Option(
+        "--lockout-duration", min=1, help="Seconds a locked-out user stays locked.")] = 300,
     token_expiration: Annotated[int, typer.Option(
         "--token-expiration", min=1, help="Seconds a token lives, as keystone's token expiration.")] = 3600,
     log_level: Annotated[LogLevel | None, typer.Option(
@@ -271,6 +276,7 @@ def serve(
             async_url(db)
         except DatabaseUrlError as error:
             raise typer.BadParameter(str(error)) from None
+    from tether.domain.identity import Lockout
     from tether.tls import TlsFiles
 
     options = ServeOptions(host=host, port=port, data_dir=data_dir.expanduser(), db=db, faults=fault or [],
@@ -281,6 +287,7 @@ def serve(
                            insecure_default_passwords=insecure_default_passwords,
                            tls=TlsFiles(tls_cert.expanduser(), tls_key.expanduser()) if tls_cert and tls_key else None,
                            token_ttl=float(token_expiration),
+                           lockout=Lockout(lockout_failure_attempts, float(lockout_duration)),
                            log=LogSettings(level=log_level.value if log_level else None,
                                            file=log_file.expanduser() if log_file else None))
     try:

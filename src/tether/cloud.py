@@ -22,7 +22,7 @@ from tether.domain.events import (
     InstanceStateChanged,
     NodeStateChanged,
 )
-from tether.domain.identity import DEFAULT_TOKEN_TTL
+from tether.domain.identity import DEFAULT_LOCKOUT, DEFAULT_TOKEN_TTL, Lockout
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.emulation import Emulation, emulate
@@ -57,6 +57,7 @@ class Cloud:
         *,
         fast_passwords: bool = False,
         token_ttl: float = DEFAULT_TOKEN_TTL,
+        lockout: Lockout = DEFAULT_LOCKOUT,
         **compute_options: Any,
     ) -> None:
         self.world = world
@@ -68,7 +69,8 @@ class Cloud:
         self.emulation: Emulation = emulate(runtime.bugs.names)
         # Scenarios and the explorer build many clouds; argon2's defaults cost ~0.3 s a hash.
         hasher = PasswordHasher.from_parameters(profiles.CHEAPEST) if fast_passwords else None
-        self.identity = IdentityService(self.store, runtime, self.rng, password_hasher=hasher, token_ttl=token_ttl)
+        self.identity = IdentityService(self.store, runtime, self.rng, password_hasher=hasher, token_ttl=token_ttl,
+                                        lockout=lockout)
         self.image = ImageService(self.store, runtime, self.rng)
         self.network = NetworkService(self.store, runtime, self.rng, bus=self.bus)
         self.baremetal = BaremetalService(self.store, runtime, self.rng, self.network, world.hardware,

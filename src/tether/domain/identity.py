@@ -67,6 +67,33 @@ class User:
     description: str = ""
     # attributes keystone does not know (an email, say), kept and returned as given
     extra: dict[str, Any] = field(default_factory=dict)
+    # keystone's failed_auth_count and failed_auth_at: wrong passwords since the last right one
+    failed_auth_count: int = 0
+    failed_auth_at: float | None = None
+
+
+@dataclass(frozen=True)
+class Lockout:
+    """keystone's [security_compliance] lockout_failure_attempts and lockout_duration: a user who
+    gives ``attempts`` wrong passwords in a row is locked out for ``seconds`` (0 attempts: never)."""
+
+    attempts: int = 6
+    seconds: float = 300.0
+
+    def locked(self, user: User, now: float) -> bool:
+        return (self.attempts > 0 and user.failed_auth_count >= self.attempts
+                and (user.failed_auth_at or 0.0) + self.seconds > now)
+
+    def failed(self, user: User, now: float) -> int:
+        """The count after one more wrong password: a lock that has run out starts the count again."""
+        if self.attempts > 0 and user.failed_auth_count >= self.attempts and not self.locked(user, now):
+            return 1
+        return user.failed_auth_count + 1
+
+
+# Six wrong passwords lock a user for five minutes (keystone leaves it off by default; a
+# cloud that anyone on the network can reach should not).
+DEFAULT_LOCKOUT = Lockout()
 
 
 @dataclass

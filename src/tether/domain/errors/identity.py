@@ -17,6 +17,12 @@ class Unauthorized(IdentityError):
     template = "The request you have made requires authentication."
 
 
+class AccountLocked(Unauthorized):
+    """keystone's: too many wrong passwords in a row (``Lockout``)."""
+
+    template = "The account is locked for user: {user_id}."
+
+
 class Forbidden(IdentityError):
     status = 403
     template = "You are not authorized to perform the requested action: {action}."

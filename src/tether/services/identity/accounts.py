@@ -317,6 +317,9 @@ class Accounts:
         changes = _given(name=name, password_hash=password_hash, enabled=enabled, description=description,
                          default_project_id=default_project_id)
         revoke = enabled is False or password_hash is not None
+        if enabled or password_hash is not None:
+            # keystone: enabling a user, or giving them a new password, lifts a lockout
+            changes |= {"failed_auth_count": 0, "failed_auth_at": None}
         with conflicts_as("user", name or user_id):
             async with self.store.begin() as conn:
                 user = await _require_user(conn, user_id)

@@ -12,7 +12,7 @@ import random
 
 from argon2 import PasswordHasher
 
-from tether.domain.identity import DEFAULT_TOKEN_TTL
+from tether.domain.identity import DEFAULT_LOCKOUT, DEFAULT_TOKEN_TTL, Lockout
 from tether.runtime.runtime import Runtime
 from tether.services.identity.accounts import Accounts
 from tether.services.identity.assignments import Assignments
@@ -31,6 +31,7 @@ class IdentityService:
     """Options:
 
     - ``token_ttl``: seconds a token lives (keystone's default, an hour).
+    - ``lockout``: how many wrong passwords in a row lock a user out, and for how long.
     - ``token_cache_seconds``: how long this process trusts a validated token
       without reading the store again; bounds how late it sees a revocation
       made by another process (its own take effect at once). 0 disables the cache.
@@ -45,6 +46,7 @@ class IdentityService:
         rng: random.Random,
         *,
         token_ttl: float = DEFAULT_TOKEN_TTL,
+        lockout: Lockout = DEFAULT_LOCKOUT,
         token_cache_seconds: float = DEFAULT_TOKEN_CACHE_SECONDS,
         password_hasher: PasswordHasher | None = None,
     ) -> None:
@@ -52,7 +54,7 @@ class IdentityService:
         self.rt = runtime
         passwords = Passwords(password_hasher)
         cache = TokenCache(ttl=token_cache_seconds)
-        tokens = Tokens(store, runtime, passwords=passwords, cache=cache, token_ttl=token_ttl)
+        tokens = Tokens(store, runtime, passwords=passwords, cache=cache, token_ttl=token_ttl, lockout=lockout)
         bootstrap = Bootstrap(store, rng, passwords=passwords, cache=cache)
         accounts = Accounts(store, rng, passwords=passwords, cache=cache)
         # the parts the admin API reaches as a whole

@@ -19,7 +19,9 @@ from sqlalchemy import delete
 
 from tether.domain.errors import identity as errors
 from tether.domain.identity import (
+    DEFAULT_LOCKOUT,
     Domain,
+    Lockout,
     Project,
     Role,
     Token,
@@ -115,7 +117,8 @@ class Tokens:
     """Tokens issued, validated and revoked; each lives ``token_ttl`` seconds."""
 
     def __init__(
-        self, store: Store, rt: Runtime, *, passwords: Passwords, cache: TokenCache, token_ttl: float
+        self, store: Store, rt: Runtime, *, passwords: Passwords, cache: TokenCache, token_ttl: float,
+        lockout: Lockout = DEFAULT_LOCKOUT,
     ) -> None:
         if token_ttl <= 0:
             raise ValueError(f"token_ttl must be positive, not {token_ttl!r}")
@@ -124,6 +127,7 @@ class Tokens:
         self.passwords = passwords
         self.cache = cache
         self.token_ttl = token_ttl
+        self.lockout = lockout
 
     async def authenticate(
         self,
@@ -161,14 +165,27 @@ class Tokens:
 
         async with self.store.begin() as conn:
             grant = await _find_user(conn, user_id, user_name, user_domain_id, user_domain_name)
+            user = grant.user if grant is not None else None
             if grant is not None:
                 grant = await _resolve_scope(
                     conn, grant, project_id, project_name, project_domain_id, project_domain_name, system
                 )
             if grant is not None and (domain_id or domain_name):
                 grant = await _domain_scope(conn, grant, domain_id, domain_name)
-        # The hash is checked whatever the lookup found, so the time taken does not tell either.
-        password_ok = await self.passwords.verify(grant.user.password_hash if grant else None, password)
+        # The hash is checked whatever the lookup found (a locked user too), so the time taken tells
+        # nothing of which part was wrong.
+        password_ok = await self.passwords.verify(user.password_hash if user else None, password)
+        now = self.rt.now()
+        if user is not None and self.lockout.locked(user, now):
+            raise errors.AccountLocked(user_id=user.id)
+        if user is not None and not password_ok:
+            async with self.store.begin() as conn:
+                # conditional: of two wrong passwords at once, each counts (the loser reads again)
+                counted: User | None = user
+                while counted is not None and not await repos.users.update(
+                        conn, counted.id, expect={"failed_auth_count": counted.failed_auth_count},
+                        failed_auth_count=self.lockout.failed(counted, now), failed_auth_at=now):
+                    counted = await repos.users.get(conn, counted.id)
         if grant is None or not password_ok:
             raise errors.Unauthorized()
 
@@ -181,6 +198,8 @@ class Tokens:
             if rehashed is not None:
                 await repos.users.update(conn, grant.user.id, expect={"password_hash": grant.user.password_hash},
                                          password_hash=rehashed)
+            if grant.user.failed_auth_count:
+                await repos.users.update(conn, grant.user.id, failed_auth_count=0, failed_auth_at=None)
         self.cache.put(token, token.issued_at, self.cache.generation)
         return token
 
