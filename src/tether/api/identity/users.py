@@ -230,7 +230,8 @@ APP_CREDENTIAL_CREATE = schema({
 def _app_credential_view(request: Request, credential: Any, roles: list[Any]) -> dict[str, Any]:
     return {"id": credential.id, "name": credential.name, "description": credential.description or None,
             "user_id": credential.user_id, "project_id": credential.project_id,
-            "expires_at": isotime(credential.expires_at) if credential.expires_at is not None else None,
+            # keystone answers an application credential's expiry without a zone designator
+            "expires_at": isotime(credential.expires_at).rstrip("Z") if credential.expires_at is not None else None,
             "unrestricted": credential.unrestricted, "access_rules": [],
             "roles": [{"id": role.id, "name": role.name, "domain_id": None} for role in roles],
             "links": links(request, f"users/{credential.user_id}/application_credentials", credential.id)}
