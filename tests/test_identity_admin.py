@@ -263,3 +263,48 @@ def test_a_domain_reader_lists_its_domains_projects_only(live_cloud, two_project
                                                             two_projects["b"]["project"]["id"]}
     domains = httpx.get(f"{live_cloud.base_url}/identity/v3/auth/domains", headers=headers).json()["domains"]
     assert [d["id"] for d in domains] == [domain["id"]]
+
+
+def test_an_application_credential_logs_in_with_its_roles_and_dies_with_its_deletion(live_cloud) -> None:
+    name, project = unique("acuser"), unique("acproj")
+    cli_json(live_cloud, "project", "create", project)
+    cli_json(live_cloud, "user", "create", name, "--password", "pw")
+    live_cloud.cli("role", "add", "--user", name, "--project", project, "member")
+    login = token_for(live_cloud.base_url, name, "pw", project=project)
+    headers = {"X-Auth-Token": login.headers["X-Subject-Token"]}
+    user_id = login.json()["token"]["user"]["id"]
+    base = f"{live_cloud.base_url}/identity/v3"
+    created = httpx.post(f"{base}/users/{user_id}/application_credentials", headers=headers,
+                         json={"application_credential": {"name": "ci", "roles": [{"name": "reader"}]}})
+    assert created.status_code == 201, created.text
+    credential = created.json()["application_credential"]
+    assert [r["name"] for r in credential["roles"]] == ["reader"] and credential["secret"]
+    listed = httpx.get(f"{base}/users/{user_id}/application_credentials", headers=headers).json()
+    assert [c["name"] for c in listed["application_credentials"]] == ["ci"]
+    assert "secret" not in listed["application_credentials"][0]
+
+    auth = {"auth": {"identity": {"methods": ["application_credential"], "application_credential": {
+        "id": credential["id"], "secret": credential["secret"]}}}}
+    token = httpx.post(f"{base}/auth/tokens", json=auth)
+    assert token.status_code == 201, token.text
+    body = token.json()["token"]
+    assert body["methods"] == ["application_credential"] and body["project"]["name"] == project
+    assert [r["name"] for r in body["roles"]] == ["reader"]
+    wrong = {"auth": {"identity": {"methods": ["application_credential"], "application_credential": {
+        "id": credential["id"], "secret": "not it"}}}}
+    assert httpx.post(f"{base}/auth/tokens", json=wrong).status_code == 401
+
+    # the other user's credentials are not this one's to see
+    other = httpx.get(f"{base}/users/{user_id}/application_credentials",
+                      headers={"X-Auth-Token": token_for(live_cloud.base_url, "demo", "demo", project="demo")
+                               .headers["X-Subject-Token"]})
+    assert other.status_code == 403
+
+    deleted = httpx.delete(f"{base}/users/{user_id}/application_credentials/{credential['id']}", headers=headers)
+    assert deleted.status_code == 204
+    servers = httpx.get(f"{live_cloud.base_url}/compute/v2.1/servers",
+                        headers={"X-Auth-Token": token.headers["X-Subject-Token"]})
+    assert servers.status_code == 401
+    assert httpx.post(f"{base}/auth/tokens", json=auth).status_code == 401
+    live_cloud.cli("user", "delete", name)
+    live_cloud.cli("project", "delete", project)

@@ -24,10 +24,10 @@ _NAMED: openapi.Schema = openapi.obj({"id": openapi.STRING, "name": openapi.STRI
 # keystone's password-method auth request, with a project or system scope.
 AUTH_SCHEMA = openapi.obj({"auth": openapi.obj({
     "identity": openapi.obj({
-        "methods": {"type": "array", "items": {"type": "string", "enum": ["password"]}},
+        "methods": {"type": "array", "items": {"type": "string", "enum": ["password", "application_credential"]}},
         "password": openapi.obj({"user": openapi.obj({**_NAMED["properties"], "password": openapi.STRING},
                                                      closed=False)}, ["user"], closed=False),
-    }, ["methods", "password"], closed=False),
+    }, ["methods"], closed=False),
     "scope": {"anyOf": [openapi.obj({"project": _NAMED}, ["project"], closed=False),
                         openapi.obj({"domain": openapi.obj({"id": openapi.STRING, "name": openapi.STRING})},
                                     ["domain"], closed=False),
@@ -76,6 +76,19 @@ def _credentials(auth: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _application_credential(identity: dict[str, Any]) -> dict[str, Any]:
+    credential = identity.get("application_credential")
+    if not isinstance(credential, dict) or not isinstance(credential.get("secret"), str):
+        raise ie.ValidationError(reason="Expecting to find secret in application_credential.")
+    user = credential.get("user") if isinstance(credential.get("user"), dict) else {}
+    domain = user.get("domain") if isinstance(user.get("domain"), dict) else {}
+    return {"secret": credential["secret"], "id": _text(credential.get("id"), "application_credential.id"),
+            "name": _text(credential.get("name"), "application_credential.name"),
+            "user_id": _text(user.get("id"), "user.id"), "user_name": _text(user.get("name"), "user.name"),
+            "user_domain_id": _text(domain.get("id"), "domain.id"),
+            "user_domain_name": _text(domain.get("name"), "domain.name")}
+
+
 def _scope(auth: dict[str, Any]) -> dict[str, Any]:
     scope = auth.get("scope")
     if scope is None or scope == "unscoped":
@@ -112,7 +125,14 @@ async def _catalog(request: Request, token: Any) -> list[dict[str, Any]] | None:
              openapi_extra=openapi.extra(openapi.json_body(AUTH_SCHEMA), openapi.query({"nocatalog": openapi.STRING})))
 async def issue_token(request: Request) -> JSONResponse:
     body = await json_object(request, "auth")
-    token = await cloud(request).identity.authenticate(**_credentials(body), **_scope(body))
+    identity = body.get("identity")
+    if isinstance(identity, dict) and identity.get("methods") == ["application_credential"]:
+        if "scope" in body:
+            raise ie.ValidationError(reason="Application credentials cannot request a scope.")
+        token = await cloud(request).identity.application_credentials.authenticate(
+            **_application_credential(identity))
+    else:
+        token = await cloud(request).identity.authenticate(**_credentials(body), **_scope(body))
     logs.caller_known(token.user_id, token.project_id)
     payload = cloud(request).identity.token_body(token, await _catalog(request, token))
     return JSONResponse(payload, status_code=201, headers={"X-Subject-Token": token.id})

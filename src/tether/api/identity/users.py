@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import Depends, Request, Response
@@ -27,6 +28,7 @@ from tether.api.identity.projects import project_view
 from tether.domain.errors import identity as ie
 from tether.domain.identity import Group, User
 from tether.services.context import RequestContext
+from tether.services.identity.token_format import isotime
 
 router = paths.router("identity")
 
@@ -212,4 +214,80 @@ async def remove_group_user(group_id: str, user_id: str, request: Request,
                             ctx: RequestContext = Depends(caller)) -> Response:
     require_admin(ctx, "remove_user_from_group")
     await cloud(request).identity.groups.remove_member(group_id, user_id)
+    return Response(status_code=204)
+
+
+# -- application credentials --------------------------------------------------------------------------
+
+APP_CREDENTIAL_CREATE = schema({
+    "name": NAME, "description": DESCRIPTION, "secret": NULLABLE_STRING,
+    "expires_at": NULLABLE_STRING, "unrestricted": {"type": ["boolean", "null"]},
+    "roles": {"type": "array", "items": {"type": "object", "properties": {"id": NAME, "name": NAME},
+                                         "minProperties": 1}},
+}, ["name"], open_=False)
+
+
+def _app_credential_view(request: Request, credential: Any, roles: list[Any]) -> dict[str, Any]:
+    return {"id": credential.id, "name": credential.name, "description": credential.description or None,
+            "user_id": credential.user_id, "project_id": credential.project_id,
+            # keystone answers an application credential's expiry without a zone designator
+            "expires_at": isotime(credential.expires_at).rstrip("Z") if credential.expires_at is not None else None,
+            "unrestricted": credential.unrestricted, "access_rules": [],
+            "roles": [{"id": role.id, "name": role.name, "domain_id": None} for role in roles],
+            "links": links(request, f"users/{credential.user_id}/application_credentials", credential.id)}
+
+
+def _expiry(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise ie.ValidationError(reason=f"Invalid input for field 'expires_at': '{value}' is not a "
+                                        "'date-time'") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+@router.post("/v3/users/{user_id}/application_credentials", status_code=201)
+async def create_application_credential(user_id: str, request: Request,
+                                        ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
+    if ctx.user_id != user_id or ctx.project_id is None:
+        # keystone: only the owner, on a project-scoped token, makes one
+        raise ie.Forbidden(action="identity:create_application_credential")
+    body = await resource_body(request, "application_credential", APP_CREDENTIAL_CREATE)
+    issued = await cloud(request).identity.application_credentials.create(
+        user_id=user_id, project_id=ctx.project_id, name=body["name"], secret=body.get("secret"),
+        description=body.get("description") or "", expires_at=_expiry(body.get("expires_at")),
+        unrestricted=bool(body.get("unrestricted")), roles=body.get("roles"))
+    view = _app_credential_view(request, issued.credential, issued.roles)
+    return {"application_credential": {**view, "secret": issued.secret}}
+
+
+@router.get("/v3/users/{user_id}/application_credentials")
+async def list_application_credentials(user_id: str, request: Request,
+                                       ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
+    require_reader(ctx, "list_application_credentials", own=ctx.user_id == user_id)
+    service = cloud(request).identity.application_credentials
+    credentials = await service.list(user_id, name=request.query_params.get("name"))
+    views = [_app_credential_view(request, c, await service.roles_of(c)) for c in credentials]
+    return listing(request, "application_credentials", views)
+
+
+@router.get("/v3/users/{user_id}/application_credentials/{credential_id}")
+async def get_application_credential(user_id: str, credential_id: str, request: Request,
+                                     ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
+    require_reader(ctx, "get_application_credential", own=ctx.user_id == user_id)
+    service = cloud(request).identity.application_credentials
+    credential = await service.get(user_id, credential_id)
+    return {"application_credential": _app_credential_view(request, credential, await service.roles_of(credential))}
+
+
+@router.delete("/v3/users/{user_id}/application_credentials/{credential_id}", status_code=204)
+async def delete_application_credential(user_id: str, credential_id: str, request: Request,
+                                        ctx: RequestContext = Depends(caller)) -> Response:
+    if ctx.user_id != user_id and not ctx.is_admin:
+        raise ie.Forbidden(action="identity:delete_application_credential")
+    await cloud(request).identity.application_credentials.delete(user_id, credential_id)
     return Response(status_code=204)

@@ -15,6 +15,7 @@ from argon2 import PasswordHasher
 from tether.domain.identity import DEFAULT_LOCKOUT, DEFAULT_TOKEN_TTL, Lockout
 from tether.runtime.runtime import Runtime
 from tether.services.identity.accounts import Accounts
+from tether.services.identity.app_credentials import ApplicationCredentials
 from tether.services.identity.assignments import Assignments
 from tether.services.identity.bootstrap import Bootstrap
 from tether.services.identity.catalog import Catalog
@@ -62,6 +63,7 @@ class IdentityService:
         self.assignments = Assignments(store, cache)
         self.groups = Groups(store, rng, cache)
         self.catalogs = Catalog(store, rng)
+        self.application_credentials = ApplicationCredentials(store, rng, runtime, passwords, cache, tokens)
 
         self.bootstrap = bootstrap.bootstrap
         self.has_password = bootstrap.has_password

@@ -90,7 +90,7 @@ class TokenCache:
 
 
 @dataclass
-class _Grant:
+class Grant:
     """What a successful lookup found: the user and the scope they asked for."""
 
     user: User
@@ -237,7 +237,15 @@ class Tokens:
             result = await conn.execute(delete(table).where(table.c.expires_at <= self.rt.now()))
         return result.rowcount
 
-    def _new_token(self, grant: _Grant) -> Token:
+    async def issue(self, grant: Grant, *, methods: list[str], application_credential_id: str | None = None) -> Token:
+        """A new token for what another auth method (an application credential) has found and checked."""
+        token = replace(self._new_token(grant), methods=methods, application_credential_id=application_credential_id)
+        async with self.store.begin() as conn:
+            await repos.tokens.add(conn, replace(token, id=token_digest(token.id)))
+        self.cache.put(token, token.issued_at, self.cache.generation)
+        return token
+
+    def _new_token(self, grant: Grant) -> Token:
         now = self.rt.now()
         project, project_domain = grant.project, grant.project_domain
         return Token(
@@ -271,7 +279,7 @@ async def _find_user(
     user_name: str | None,
     domain_id: str | None,
     domain_name: str | None,
-) -> _Grant | None:
+) -> Grant | None:
     if user_id:
         user = await repos.users.get(conn, user_id)
         domain = await repos.domains.get(conn, user.domain_id) if user else None
@@ -280,18 +288,18 @@ async def _find_user(
         user = await repos.users.first(conn, name=user_name, domain_id=domain.id) if domain else None
     if user is None or domain is None or not user.enabled or not domain.enabled:
         return None
-    return _Grant(user=user, user_domain=domain)
+    return Grant(user=user, user_domain=domain)
 
 
 async def _resolve_scope(
     conn: StoreConnection,
-    grant: _Grant,
+    grant: Grant,
     project_id: str | None,
     project_name: str | None,
     domain_id: str | None,
     domain_name: str | None,
     system: bool,
-) -> _Grant | None:
+) -> Grant | None:
     if system:
         roles = await roles_held(conn, grant.user.id, SYSTEM)
         return replace(grant, system=True, roles=roles) if roles else None
@@ -312,8 +320,8 @@ async def _resolve_scope(
 
 
 async def _domain_scope(
-    conn: StoreConnection, grant: _Grant, domain_id: str | None, domain_name: str | None
-) -> _Grant | None:
+    conn: StoreConnection, grant: Grant, domain_id: str | None, domain_name: str | None
+) -> Grant | None:
     domain = await _find_domain(conn, domain_id, domain_name)
     if domain is None or not domain.enabled:
         return None
