@@ -13,6 +13,7 @@ from tether.api.identity.common import (
     DESCRIPTION,
     NULLABLE_ID,
     NULLABLE_STRING,
+    body_doc,
     flag,
     links,
     listing,
@@ -55,7 +56,8 @@ def endpoint_view(request: Request, endpoint: Endpoint) -> dict[str, Any]:
 # -- regions: any authenticated caller may read them (keystone's policy is empty) ----------------------
 
 
-@router.post("/v3/regions", status_code=201)
+@router.post("/v3/regions", status_code=201,
+    openapi_extra=body_doc("region", schema(REGION_FIELDS)))
 async def create_region(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "create_region")
     body = await resource_body(request, "region", schema(REGION_FIELDS))
@@ -64,7 +66,8 @@ async def create_region(request: Request, ctx: RequestContext = Depends(caller))
     return {"region": region_view(request, region)}
 
 
-@router.put("/v3/regions/{region_id}", status_code=201)
+@router.put("/v3/regions/{region_id}", status_code=201,
+    openapi_extra=body_doc("region", schema(REGION_FIELDS)))
 async def create_region_with_id(region_id: str, request: Request,
                                 ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "create_region")
@@ -89,7 +92,8 @@ async def get_region(region_id: str, request: Request, ctx: RequestContext = Dep
     return {"region": region_view(request, await cloud(request).identity.catalogs.get_region(region_id))}
 
 
-@router.patch("/v3/regions/{region_id}")
+@router.patch("/v3/regions/{region_id}",
+    openapi_extra=body_doc("region", schema(REGION_FIELDS)))
 async def update_region(region_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "update_region")
     fields = {key: value for key, value in REGION_FIELDS.items() if key != "id"}
@@ -111,7 +115,8 @@ async def delete_region(region_id: str, request: Request, ctx: RequestContext = 
 # -- services -----------------------------------------------------------------------------------------
 
 
-@router.post("/v3/services", status_code=201)
+@router.post("/v3/services", status_code=201,
+    openapi_extra=body_doc("service", schema(SERVICE_FIELDS, ["type"])))
 async def create_service(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "create_service")
     body = await resource_body(request, "service", schema(SERVICE_FIELDS, ["type"]))
@@ -135,7 +140,8 @@ async def get_service(service_id: str, request: Request, ctx: RequestContext = D
     return {"service": service_view(request, await cloud(request).identity.catalogs.get_service(service_id))}
 
 
-@router.patch("/v3/services/{service_id}")
+@router.patch("/v3/services/{service_id}",
+    openapi_extra=body_doc("service", schema(SERVICE_FIELDS)))
 async def update_service(service_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "update_service")
     body = await resource_body(request, "service", schema(SERVICE_FIELDS))
@@ -155,7 +161,8 @@ async def delete_service(service_id: str, request: Request, ctx: RequestContext 
 # -- endpoints ----------------------------------------------------------------------------------------
 
 
-@router.post("/v3/endpoints", status_code=201)
+@router.post("/v3/endpoints", status_code=201,
+    openapi_extra=body_doc("endpoint", schema(ENDPOINT_FIELDS, ["service_id", "interface", "url"])))
 async def create_endpoint(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "create_endpoint")
     body = await resource_body(request, "endpoint", schema(ENDPOINT_FIELDS, ["service_id", "interface", "url"]))
@@ -182,7 +189,8 @@ async def get_endpoint(endpoint_id: str, request: Request, ctx: RequestContext =
     return {"endpoint": endpoint_view(request, await cloud(request).identity.catalogs.get_endpoint(endpoint_id))}
 
 
-@router.patch("/v3/endpoints/{endpoint_id}")
+@router.patch("/v3/endpoints/{endpoint_id}",
+    openapi_extra=body_doc("endpoint", schema(ENDPOINT_FIELDS)))
 async def update_endpoint(endpoint_id: str, request: Request,
                           ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "update_endpoint")

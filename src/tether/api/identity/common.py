@@ -8,6 +8,7 @@ from typing import Any
 import jsonschema
 from fastapi import Request
 
+from tether.api import openapi
 from tether.api.deps import json_body
 from tether.domain.errors import identity as ie
 from tether.services.context import RequestContext
@@ -105,3 +106,12 @@ def flag(request: Request, name: str) -> bool | None:
     if value is None:
         return None
     return value.lower() not in ("0", "false", "no", "off")
+
+
+def body_doc(key: str, body_schema: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI ``openapi_extra`` of a route whose body is ``{key: body_schema}``."""
+    return openapi.extra(openapi.json_body(openapi.obj({key: body_schema}, [key], closed=False)))
+
+
+# keystone's PUTs that take no body (a grant, a membership, an inference rule): any body is ignored
+NO_BODY = openapi.extra(openapi.json_body(openapi.obj({}, closed=False), required=False))

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import Depends, Request, Response
 
-from tether.api import paths
+from tether.api import openapi, paths
 from tether.api.deps import caller, cloud, json_object
 from tether.api.identity.common import (
     BOOLEAN,
@@ -14,6 +14,7 @@ from tether.api.identity.common import (
     NULLABLE_ID,
     SHORT_NAME,
     TAGS,
+    body_doc,
     flag,
     links,
     listing,
@@ -59,7 +60,8 @@ def _refuse_is_domain(body: dict[str, Any]) -> None:
 # -- projects -----------------------------------------------------------------------------------------
 
 
-@router.post("/v3/projects", status_code=201)
+@router.post("/v3/projects", status_code=201,
+    openapi_extra=body_doc("project", PROJECT_CREATE))
 async def create_project(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "create_project")
     body = await resource_body(request, "project", PROJECT_CREATE)
@@ -107,7 +109,8 @@ async def get_project(project_id: str, request: Request, ctx: RequestContext = D
     return {"project": project_view(request, project)}
 
 
-@router.patch("/v3/projects/{project_id}")
+@router.patch("/v3/projects/{project_id}",
+    openapi_extra=body_doc("project", PROJECT_UPDATE))
 async def update_project(project_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "update_project")
     body = await resource_body(request, "project", PROJECT_UPDATE)
@@ -140,7 +143,8 @@ async def list_tags(project_id: str, request: Request, ctx: RequestContext = Dep
     return {"tags": list(project.tags)}
 
 
-@router.put("/v3/projects/{project_id}/tags")
+@router.put("/v3/projects/{project_id}/tags",
+    openapi_extra=openapi.extra(openapi.json_body(schema({"tags": TAGS}, ["tags"]))))
 async def replace_tags(project_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "update_project_tags")
     body = validated(await json_object(request), schema({"tags": TAGS}, ["tags"]))
@@ -188,7 +192,8 @@ async def clear_tags(project_id: str, request: Request, ctx: RequestContext = De
 # -- domains ------------------------------------------------------------------------------------------
 
 
-@router.post("/v3/domains", status_code=201)
+@router.post("/v3/domains", status_code=201,
+    openapi_extra=body_doc("domain", DOMAIN_CREATE))
 async def create_domain(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "create_domain")
     body = await resource_body(request, "domain", DOMAIN_CREATE)
@@ -215,7 +220,8 @@ async def get_domain(domain_id: str, request: Request, ctx: RequestContext = Dep
     return {"domain": domain_view(request, domain)}
 
 
-@router.patch("/v3/domains/{domain_id}")
+@router.patch("/v3/domains/{domain_id}",
+    openapi_extra=body_doc("domain", DOMAIN_UPDATE))
 async def update_domain(domain_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "update_domain")
     body = await resource_body(request, "domain", DOMAIN_UPDATE)

@@ -11,6 +11,8 @@ from tether.api.deps import caller, cloud
 from tether.api.identity.common import (
     DESCRIPTION,
     NAME,
+    NO_BODY,
+    body_doc,
     flag,
     links,
     listing,
@@ -43,7 +45,8 @@ def _brief(request: Request, role: Role) -> dict[str, Any]:
 # -- roles --------------------------------------------------------------------------------------------
 
 
-@router.post("/v3/roles", status_code=201)
+@router.post("/v3/roles", status_code=201,
+    openapi_extra=body_doc("role", ROLE_CREATE))
 async def create_role(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "create_role")
     body = await resource_body(request, "role", ROLE_CREATE)
@@ -66,7 +69,8 @@ async def get_role(role_id: str, request: Request, ctx: RequestContext = Depends
     return {"role": role_view(request, await cloud(request).identity.get_role(role_id))}
 
 
-@router.patch("/v3/roles/{role_id}")
+@router.patch("/v3/roles/{role_id}",
+    openapi_extra=body_doc("role", ROLE_UPDATE))
 async def update_role(role_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "update_role")
     body = await resource_body(request, "role", ROLE_UPDATE)
@@ -90,7 +94,8 @@ def _rule(request: Request, prior: Role, implied: Role) -> dict[str, Any]:
             "links": {"self": f"{v3(request)}/roles/{prior.id}/implies/{implied.id}"}}
 
 
-@router.put("/v3/roles/{prior_role_id}/implies/{implied_role_id}", status_code=201)
+@router.put("/v3/roles/{prior_role_id}/implies/{implied_role_id}", status_code=201,
+    openapi_extra=NO_BODY)
 async def create_implied_role(prior_role_id: str, implied_role_id: str, request: Request,
                               ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "create_implied_role")
@@ -158,7 +163,8 @@ def _grant(target_kind: str, target_id: str, actor_kind: str, actor_id: str) -> 
     return Actor(_ACTORS[actor_kind], actor_id), Target(_TARGETS[target_kind], target_id)
 
 
-@router.put("/v3/{target_kind}/{target_id}/{actor_kind}/{actor_id}/roles/{role_id}", status_code=204)
+@router.put("/v3/{target_kind}/{target_id}/{actor_kind}/{actor_id}/roles/{role_id}", status_code=204,
+    openapi_extra=NO_BODY)
 async def grant_role(target_kind: str, target_id: str, actor_kind: str, actor_id: str, role_id: str,
                      request: Request, ctx: RequestContext = Depends(caller)) -> Response:
     require_admin(ctx, "create_grant")
@@ -202,7 +208,8 @@ async def _roles_of(request: Request, actor: Actor, target: Target) -> dict[str,
     return listing(request, "roles", [role_view(request, roles[g.role_id]) for g in grants if g.role_id in roles])
 
 
-@router.put("/v3/system/{actor_kind}/{actor_id}/roles/{role_id}", status_code=204)
+@router.put("/v3/system/{actor_kind}/{actor_id}/roles/{role_id}", status_code=204,
+    openapi_extra=NO_BODY)
 async def grant_system_role(actor_kind: str, actor_id: str, role_id: str, request: Request,
                             ctx: RequestContext = Depends(caller)) -> Response:
     require_admin(ctx, "create_system_grant_for_user")

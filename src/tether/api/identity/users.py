@@ -13,9 +13,11 @@ from tether.api.identity.common import (
     BOOLEAN,
     DESCRIPTION,
     NAME,
+    NO_BODY,
     NULLABLE_ID,
     NULLABLE_STRING,
     SHORT_NAME,
+    body_doc,
     flag,
     links,
     listing,
@@ -62,7 +64,8 @@ def group_view(request: Request, group: Group) -> dict[str, Any]:
 # -- users --------------------------------------------------------------------------------------------
 
 
-@router.post("/v3/users", status_code=201)
+@router.post("/v3/users", status_code=201,
+    openapi_extra=body_doc("user", USER_CREATE))
 async def create_user(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "create_user")
     body = await resource_body(request, "user", USER_CREATE)
@@ -91,7 +94,8 @@ async def get_user(user_id: str, request: Request, ctx: RequestContext = Depends
     return {"user": user_view(request, user)}
 
 
-@router.patch("/v3/users/{user_id}")
+@router.patch("/v3/users/{user_id}",
+    openapi_extra=body_doc("user", USER_UPDATE))
 async def update_user(user_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "update_user")
     body = await resource_body(request, "user", USER_UPDATE)
@@ -113,7 +117,8 @@ async def delete_user(user_id: str, request: Request, ctx: RequestContext = Depe
     return Response(status_code=204)
 
 
-@router.post("/v3/users/{user_id}/password", status_code=204)
+@router.post("/v3/users/{user_id}/password", status_code=204,
+    openapi_extra=body_doc("user", PASSWORD_CHANGE))
 async def change_password(user_id: str, request: Request) -> Response:
     # keystone checks no token here: the original password is the proof
     body = await resource_body(request, "user", PASSWORD_CHANGE)
@@ -143,7 +148,8 @@ async def list_user_groups(user_id: str, request: Request, ctx: RequestContext =
 # -- groups -------------------------------------------------------------------------------------------
 
 
-@router.post("/v3/groups", status_code=201)
+@router.post("/v3/groups", status_code=201,
+    openapi_extra=body_doc("group", GROUP_CREATE))
 async def create_group(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "create_group")
     body = await resource_body(request, "group", GROUP_CREATE)
@@ -169,7 +175,8 @@ async def get_group(group_id: str, request: Request, ctx: RequestContext = Depen
     return {"group": group_view(request, group)}
 
 
-@router.patch("/v3/groups/{group_id}")
+@router.patch("/v3/groups/{group_id}",
+    openapi_extra=body_doc("group", GROUP_UPDATE))
 async def update_group(group_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "update_group")
     body = await resource_body(request, "group", GROUP_UPDATE)
@@ -192,7 +199,8 @@ async def list_group_users(group_id: str, request: Request, ctx: RequestContext 
     return listing(request, "users", [user_view(request, u) for u in users])
 
 
-@router.put("/v3/groups/{group_id}/users/{user_id}", status_code=204)
+@router.put("/v3/groups/{group_id}/users/{user_id}", status_code=204,
+    openapi_extra=NO_BODY)
 async def add_group_user(group_id: str, user_id: str, request: Request,
                          ctx: RequestContext = Depends(caller)) -> Response:
     require_admin(ctx, "add_user_to_group")
@@ -250,7 +258,8 @@ def _expiry(value: str | None) -> float | None:
     return moment.timestamp()
 
 
-@router.post("/v3/users/{user_id}/application_credentials", status_code=201)
+@router.post("/v3/users/{user_id}/application_credentials", status_code=201,
+    openapi_extra=body_doc("application_credential", APP_CREDENTIAL_CREATE))
 async def create_application_credential(user_id: str, request: Request,
                                         ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     if ctx.user_id != user_id or ctx.project_id is None:
