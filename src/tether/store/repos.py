@@ -15,6 +15,7 @@ role_assignments = Repository(tables.role_assignments, identity.RoleAssignment, 
 tokens = Repository(tables.tokens, identity.Token, "id")
 
 images = Repository(tables.images, image.Image, "id")
+image_members = Repository(tables.image_members, image.ImageMember, None)
 
 networks = Repository(tables.networks, network.Network, "id")
 subnets = Repository(tables.subnets, network.Subnet, "id")

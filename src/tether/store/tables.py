@@ -36,6 +36,8 @@ tokens = table_for(metadata, "tokens", identity.Token, primary_key=("id",),
 # image
 images = table_for(metadata, "images", image.Image, primary_key=("id",),
                    extra=(Index("ix_images_name", "name"),))
+image_members = table_for(metadata, "image_members", image.ImageMember, primary_key=("image_id", "member_id"),
+                          extra=(Index("ix_image_members_member", "member_id"),))
 
 # network
 networks = table_for(metadata, "networks", network.Network, primary_key=("id",),

@@ -76,6 +76,7 @@ class UnitOfWork:
         role_assignments: Bound[identity.RoleAssignment]
         tokens: Bound[identity.Token]
         images: Bound[image.Image]
+        image_members: Bound[image.ImageMember]
         networks: Bound[network.Network]
         subnets: Bound[network.Subnet]
         ports: Bound[network.Port]

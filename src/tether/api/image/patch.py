@@ -131,12 +131,13 @@ def _check(op: str, root: str, value: Any) -> None:
 def apply(image: Image, changes: list[Change], media_type: str, ctx: RequestContext) -> dict[str, Any]:
     """The keyword arguments for ``ImageService.update_image`` that make ``image`` what the patch says."""
     draft = MEDIA_TYPES[media_type]
-    attributes: dict[str, Any] = {name: getattr(image, name) for name in BASE_ATTRIBUTES}
+    attributes: dict[str, Any] = {name: getattr(image, name) for name in (*BASE_ATTRIBUTES, "owner")}
     properties: dict[str, Any] = dict(image.properties)
     for change in changes:
         root = change.path[0]
         if root in SHOWN_ONLY:
-            _keep_shown_only(image, change, ctx)
+            if _keep_shown_only(image, change, ctx):
+                attributes["owner"] = change.value
         elif change.op == "remove":
             if root in attributes:
                 raise ImageForbidden(reason=f"Property {root} may not be removed.")
@@ -161,14 +162,16 @@ def apply(image: Image, changes: list[Change], media_type: str, ctx: RequestCont
     return updates
 
 
-def _keep_shown_only(image: Image, change: Change, ctx: RequestContext) -> None:
+def _keep_shown_only(image: Image, change: Change, ctx: RequestContext) -> bool:
+    """Whether the change gives the image another owner (an admin's to make)."""
     root = change.path[0]
     if change.op == "remove":
         raise ImageForbidden(reason=f"Property {root} may not be removed.")
     if root == "owner":
         if not ctx.is_admin:
             raise ImageForbidden(reason="Owner can't be updated by non admin.")
-        if change.value != image.owner:
-            raise ImageForbidden(reason="Tether cannot give an image to another owner.")
-    elif change.value is not False:
+        rules.check_owner(change.value)
+        return change.value != image.owner
+    if change.value is not False:
         raise ImageBadRequest(reason="Tether does not hide images: os_hidden can only be false.")
+    return False
