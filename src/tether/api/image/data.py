@@ -16,7 +16,12 @@ from starlette.requests import ClientDisconnect
 
 from tether.api import jsonbody, paths
 from tether.api.deps import caller, cloud
-from tether.domain.errors.image import ImageBadRequest, ImageUnsupportedMediaType, RangeNotSatisfiable
+from tether.domain.errors.image import (
+    ImageBadRequest,
+    ImageNotFound,
+    ImageUnsupportedMediaType,
+    RangeNotSatisfiable,
+)
 from tether.services.context import RequestContext
 from tether.services.image import ImageService
 from tether.services.image.data import IMPORT_METHODS
@@ -79,8 +84,11 @@ async def import_image(image_id: str, request: Request, ctx: RequestContext = De
     for flag in ("all_stores_must_succeed", "all_stores"):
         if not isinstance(body.get(flag, True), bool):
             raise ImageBadRequest(reason=f"'{flag}' must be boolean value only")
-    if body.get("stores") or body.get("all_stores"):
-        raise ImageBadRequest(reason="Multi backend is not supported at this site.")
+    # One store, as glance without enabled_backends: "all stores" and any list of stores is that one
+    # (glance then ignores them), but a partial success across stores cannot be asked for.
+    if body.get("all_stores_must_succeed", True) is False:
+        raise ImageBadRequest(reason=f"All_stores_must_succeed can only be set with enabled_backends "
+                                     f"{method.get('uri')}")
     await _images(request).data.import_image(ctx, image_id, method["name"])
     return Response(status_code=202)
 
@@ -120,3 +128,9 @@ def _span(header: str) -> tuple[int | None, int | None]:
 async def import_info(ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     return {"import-methods": {"description": "Import methods available.", "type": "array",
                                "value": list(IMPORT_METHODS)}}
+
+
+@router.get("/info/stores")
+async def stores_info(ctx: RequestContext = Depends(caller)) -> Response:
+    """Glance with one store (no ``enabled_backends``) has no store list to show."""
+    raise ImageNotFound("Multi backend is not supported at this site.")

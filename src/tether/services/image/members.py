@@ -79,11 +79,10 @@ class ImageMembers:
             image = await access.visible_image(conn, ctx, image_id)
             if image.visibility != "shared":
                 raise refused
-            if not ctx.is_admin and ctx.project_id == image.owner:
-                raise refused  # the owner offers; only the member answers
             member = await repos.image_members.first(conn, image_id=image_id, member_id=member_id)
             if member is None or not _sees(ctx, image, member_id):
                 raise errors.MemberNotFound(member_id=member_id, image_id=image_id)
+            # glance's modify_member policy: the owner offers, only the member (or an admin) answers
             if not ctx.is_admin and ctx.project_id != member_id:
                 raise refused
             checked = rules.check_member_status(status)
