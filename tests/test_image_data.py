@@ -325,3 +325,16 @@ def test_a_deactivated_image_is_downloaded_by_admins_only(live_cloud, http, tmp_
     assert wrong.status_code == 403 and wrong.json()["message"] == "Not allowed to deactivate image in status 'queued'"
     live_cloud.cli("image", "set", "--activate", name, cloud="tether-demo")
     assert http["demo"].get(f"/images/{image['id']}/file").content == b"deactivate me"
+
+
+def test_a_hidden_image_is_left_out_of_the_default_list_but_shown_by_id(live_cloud, http) -> None:
+    name = unique("hidden")
+    live_cloud.cli("image", "create", name, cloud="tether-demo")
+    image = show(live_cloud, name, cloud="tether-demo")
+    assert image["id"] in listed(live_cloud, "tether-demo")
+    live_cloud.cli("image", "set", "--hidden", image["id"], cloud="tether-demo")
+    assert image["id"] not in listed(live_cloud, "tether-demo")
+    hidden = http["demo"].get("/images", params={"os_hidden": "true"}).json()["images"]
+    assert image["id"] in {row["id"] for row in hidden}
+    live_cloud.cli("image", "set", "--unhidden", image["id"], cloud="tether-demo")
+    assert image["id"] in listed(live_cloud, "tether-demo")

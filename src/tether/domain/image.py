@@ -35,7 +35,7 @@ LIST_VISIBILITIES = (*VISIBILITIES, "all")
 
 # What a caller may set or change on an image; everything else is glance's to decide.
 WRITABLE_ATTRIBUTES = ("name", "visibility", "disk_format", "container_format", "min_disk", "min_ram",
-                       "protected", "tags", "properties")
+                       "protected", "os_hidden", "tags", "properties")
 READONLY_ATTRIBUTES = ("created_at", "updated_at", "status", "checksum", "size", "virtual_size",
                        "direct_url", "self", "file", "schema", "id", "os_hash_algo", "os_hash_value")
 RESERVED_ATTRIBUTES = ("location", "locations", "deleted", "deleted_at", "owner")
@@ -61,6 +61,8 @@ class Image:
     os_hash_algo: str | None = None
     os_hash_value: str | None = None
     protected: bool = False
+    # hidden from the default image list (glance's os_hidden), still shown by id
+    os_hidden: bool = False
     tags: list[str] = field(default_factory=list)
     properties: dict[str, str] = field(default_factory=dict)
     created_at: float = 0.0
@@ -190,6 +192,9 @@ def check_protected(protected: object) -> bool:
     if not isinstance(protected, bool):
         raise errors.InvalidImageObject(reason=f"{protected!r} is not of type 'boolean'")
     return protected
+
+
+check_os_hidden = check_protected
 
 
 def check_tags(tags: object) -> list[str]:

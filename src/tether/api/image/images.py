@@ -22,7 +22,7 @@ router = paths.router("image")
 
 # Base attributes a create body may give, by the service's keyword names.
 CREATE_ATTRIBUTES = ("name", "id", "visibility", "disk_format", "container_format", "min_disk", "min_ram",
-                     "protected", "tags")
+                     "protected", "os_hidden", "tags")
 # glance's ``_disallowed_properties``: refused by name before anything else is read.
 DISALLOWED = ("direct_url", "self", "file", "schema", "stores")
 # Glance's default visibility for a new image (since Ocata): owner and members.
@@ -106,8 +106,6 @@ async def create_image(request: Request, ctx: RequestContext = Depends(caller)) 
             raise ImageForbidden(reason=f"Attribute '{name}' is read-only.")
     body = dict(body)
     owner = body.pop("owner", None)
-    if body.pop("os_hidden", False) is not False:
-        raise ImageBadRequest(reason="Tether does not hide images: os_hidden can only be false.")
     attributes = {name: body.pop(name) for name in CREATE_ATTRIBUTES if name in body}
     attributes.setdefault("visibility", DEFAULT_VISIBILITY)
     for name in body:

@@ -62,7 +62,7 @@ def parse_query(params: list[tuple[str, str]]) -> ImageQuery:
     if last.get("member_status", "accepted") not in MEMBER_STATUSES:
         raise ImageBadRequest(reason=f"Invalid status: {last['member_status']}")
     query.service["member_status"] = last.get("member_status", "accepted")
-    _flag(query, last, "os_hidden", "false", lambda image, hidden: not hidden)  # Tether hides no image
+    _flag(query, last, "os_hidden", "false", lambda image, hidden: image.os_hidden is hidden)
     if "protected" in last:
         _flag(query, last, "protected", "", lambda image, wanted: image.protected is wanted)
     tags = [value.strip() for name, value in params if name == "tag"]
@@ -114,7 +114,7 @@ def _filter(query: ImageQuery, name: str, value: str) -> None:
             query.service[name] = values[0]
         else:
             query.checks.append(lambda image: getattr(image, name) in values)
-    elif name in ("min_disk", "min_ram"):
+    elif name in ("min_disk", "min_ram", "size"):
         query.checks.append(lambda image: str(getattr(image, name)) == value)
     elif name in EQUALITY:
         query.checks.append(lambda image: getattr(image, name) == value)

@@ -29,13 +29,14 @@ OPERATIONS = ("add", "remove", "replace")
 PATH_DEPTHS = {"locations": {"add": 2, "remove": 2, "replace": 1}}
 # What the service can change, as attributes of the image.
 BASE_ATTRIBUTES = ("name", "visibility", "disk_format", "container_format", "min_disk", "min_ram", "protected",
-                   "tags")
-# Attributes glance has that Tether shows but cannot change: with them a patch may only keep the value.
-SHOWN_ONLY = ("os_hidden", "owner")
+                   "os_hidden", "tags")
+# Glance's owner: shown as an attribute, changed by admins only.
+SHOWN_ONLY = ("owner",)
 _CHECKS = {
     "name": rules.check_name, "visibility": rules.check_visibility, "disk_format": rules.check_disk_format,
     "container_format": rules.check_container_format, "min_disk": rules.check_minimum,
-    "min_ram": rules.check_minimum, "protected": rules.check_protected, "tags": rules.check_tags,
+    "min_ram": rules.check_minimum, "protected": rules.check_protected, "os_hidden": rules.check_os_hidden,
+    "tags": rules.check_tags,
 }
 
 
@@ -114,10 +115,7 @@ def _check(op: str, root: str, value: Any) -> None:
     if root in rules.READONLY_ATTRIBUTES:
         raise ImageForbidden(reason=f"Attribute '{root}' is read-only.")
     if root in SHOWN_ONLY:
-        if op == "remove" or root != "os_hidden" or isinstance(value, bool):
-            return
-        raise ImageBadRequest(reason=f"Provided object does not match schema 'image': {value!r} is not of type "
-                                     "'boolean'")
+        return
     if root in rules.RESERVED_ATTRIBUTES or root.startswith(rules.RESERVED_NAMESPACE):
         raise ImageForbidden(reason=f"Attribute '{root}' is reserved.")
     if op == "remove":
@@ -167,11 +165,7 @@ def _keep_shown_only(image: Image, change: Change, ctx: RequestContext) -> bool:
     root = change.path[0]
     if change.op == "remove":
         raise ImageForbidden(reason=f"Property {root} may not be removed.")
-    if root == "owner":
-        if not ctx.is_admin:
-            raise ImageForbidden(reason="Owner can't be updated by non admin.")
-        rules.check_owner(change.value)
-        return change.value != image.owner
-    if change.value is not False:
-        raise ImageBadRequest(reason="Tether does not hide images: os_hidden can only be false.")
-    return False
+    if not ctx.is_admin:
+        raise ImageForbidden(reason="Owner can't be updated by non admin.")
+    rules.check_owner(change.value)
+    return change.value != image.owner

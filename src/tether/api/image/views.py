@@ -24,7 +24,7 @@ def image_view(image: Image) -> dict[str, Any]:
     view: dict[str, Any] = dict(image.properties)
     view.update({
         "id": image.id, "name": image.name, "status": image.status, "visibility": image.visibility,
-        "protected": image.protected, "os_hidden": False, "tags": list(image.tags),
+        "protected": image.protected, "os_hidden": image.os_hidden, "tags": list(image.tags),
         "disk_format": image.disk_format, "container_format": image.container_format,
         "min_disk": image.min_disk, "min_ram": image.min_ram,
         # glance works out a virtual size only by inspecting a disk image's format; Tether does not

@@ -85,3 +85,11 @@ class MemberNotFound(ImageError):
 
 class MemberConflict(ImageConflict):
     template = "Member {member_id} is duplicated for image {image_id}"
+
+
+class MetadefNotFound(ImageNotFound):
+    template = "{reason}"
+
+
+class MetadefConflict(ImageConflict):
+    template = "{reason}"

@@ -54,6 +54,7 @@ class ImageRecords:
         min_disk: int = 0,
         min_ram: int = 0,
         protected: bool = False,
+        os_hidden: bool = False,
         tags: Iterable[str] = (),
         properties: Mapping[str, str] | None = None,
         status: str = rules.QUEUED,
@@ -84,6 +85,7 @@ class ImageRecords:
             min_ram=rules.check_minimum(min_ram),
             size=None,
             protected=rules.check_protected(protected),
+            os_hidden=rules.check_os_hidden(os_hidden),
             tags=rules.check_tags(tags),
             properties=rules.check_properties(properties),
             created_at=now,
@@ -221,6 +223,7 @@ _CHECKS = {
     "min_disk": rules.check_minimum,
     "min_ram": rules.check_minimum,
     "protected": rules.check_protected,
+    "os_hidden": rules.check_os_hidden,
     "tags": rules.check_tags,
     "properties": lambda value: rules.check_properties(value, removable=True),
 }

@@ -9,12 +9,14 @@ from tether.runtime.runtime import Runtime
 from tether.services.image.activation import ImageActivation
 from tether.services.image.data import ImageDataTransfer
 from tether.services.image.members import ImageMembers
+from tether.services.image.metadefs import MetadefCatalog
 from tether.services.image.records import ImageRecords
 from tether.store.database import Store
 
 
 class ImageService:
-    """``ImageService(store, runtime, rng, files)``: records, data, members and (de)activation.
+    """``ImageService(store, runtime, rng, files)``: records, data, members, (de)activation and the
+    metadata definitions catalog.
 
     ``create_image``, ``get_image``, ``list_images``, ``update_image`` and
     ``delete_image`` are the records' own, as other services call them.
@@ -27,6 +29,7 @@ class ImageService:
         self.data = ImageDataTransfer(store, runtime, self.files)
         self.members = ImageMembers(store, runtime)
         self.activation = ImageActivation(store, runtime)
+        self.metadefs = MetadefCatalog(store, runtime)
         self.create_image = self.records.create_image
         self.get_image = self.records.get_image
         self.list_images = self.records.list_images

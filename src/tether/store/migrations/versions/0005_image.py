@@ -1,4 +1,5 @@
-"""Image data and members: an image's checksum and secure hash; the projects a shared image is offered to.
+"""Image data, members and metadata definitions: an image's checksum and secure hash; the projects a
+shared image is offered to; glance's metadefs namespaces.
 
 Revision ID: 0005_image
 Revises: 0003_orchestration
@@ -21,6 +22,7 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column("checksum", sa.String(length=255), nullable=True))
         batch_op.add_column(sa.Column("os_hash_algo", sa.String(length=255), nullable=True))
         batch_op.add_column(sa.Column("os_hash_value", sa.String(length=255), nullable=True))
+        batch_op.add_column(sa.Column("os_hidden", sa.Boolean(), nullable=False, server_default=sa.false()))
 
     op.create_table(
         "image_members",
@@ -34,12 +36,31 @@ def upgrade() -> None:
     with op.batch_alter_table("image_members", schema=None) as batch_op:
         batch_op.create_index("ix_image_members_member", ["member_id"], unique=False)
 
+    op.create_table(
+        "metadef_namespaces",
+        sa.Column("namespace", sa.String(length=255), nullable=False),
+        sa.Column("owner", sa.String(length=255), nullable=True),
+        sa.Column("display_name", sa.String(length=255), nullable=True),
+        sa.Column("description", sa.Text(), nullable=True),
+        sa.Column("visibility", sa.String(length=255), nullable=False),
+        sa.Column("protected", sa.Boolean(), nullable=False),
+        sa.Column("resource_types", sa.JSON(), nullable=True),
+        sa.Column("objects", sa.JSON(), nullable=True),
+        sa.Column("properties", sa.JSON(), nullable=True),
+        sa.Column("tags", sa.JSON(), nullable=True),
+        sa.Column("created_at", sa.Float(), nullable=False),
+        sa.Column("updated_at", sa.Float(), nullable=False),
+        sa.PrimaryKeyConstraint("namespace"),
+    )
+
 
 def downgrade() -> None:
+    op.drop_table("metadef_namespaces")
     with op.batch_alter_table("image_members", schema=None) as batch_op:
         batch_op.drop_index("ix_image_members_member")
     op.drop_table("image_members")
     with op.batch_alter_table("images", schema=None) as batch_op:
+        batch_op.drop_column("os_hidden")
         batch_op.drop_column("os_hash_value")
         batch_op.drop_column("os_hash_algo")
         batch_op.drop_column("checksum")
