@@ -8,7 +8,9 @@ sees half an image and an interrupted transfer leaves nothing behind.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -42,24 +44,25 @@ class ImageFiles:
     def staged_path(self, image_id: str) -> Path:
         return self.root / "staging" / image_id
 
-    def has_data(self, image_id: str) -> bool:
-        return self.path(image_id).exists()
+    def _hashes(self, image_id: str) -> Path:
+        return self.root / "staging" / f"{image_id}.json"
 
     async def store(self, image_id: str, chunks: AsyncIterable[bytes]) -> ImageData:
         """Write an upload into the store."""
         return await _write(self.path(image_id), chunks)
 
-    async def stage(self, image_id: str, chunks: AsyncIterable[bytes]) -> int:
-        """Write an upload into the staging area; its size."""
-        return (await _write(self.staged_path(image_id), chunks)).size
+    async def stage(self, image_id: str, chunks: AsyncIterable[bytes]) -> ImageData:
+        """Write an upload into the staging area, its hashes beside it: an import then only moves it."""
+        data = await _write(self.staged_path(image_id), chunks)
+        self._hashes(image_id).write_text(json.dumps(dataclasses.asdict(data)))
+        return data
 
     def import_staged(self, image_id: str) -> ImageData:
-        """Move staged data into the store, hashing it as glance's import does."""
-        staged = self.staged_path(image_id)
-        with staged.open("rb") as source:
-            data = _hash_file(source)
+        """Move staged data into the store; what it is, as hashed when staged."""
+        data = ImageData(**json.loads(self._hashes(image_id).read_text()))
         self.path(image_id).parent.mkdir(parents=True, exist_ok=True)
-        os.replace(staged, self.path(image_id))
+        os.replace(self.staged_path(image_id), self.path(image_id))
+        self._hashes(image_id).unlink(missing_ok=True)
         return data
 
     def read(self, image_id: str, start: int = 0, length: int | None = None) -> Iterator[bytes]:
@@ -71,11 +74,12 @@ class ImageFiles:
         return _chunks(source, start, length)
 
     def delete(self, image_id: str) -> None:
-        for path in (self.path(image_id), self.staged_path(image_id)):
+        for path in (self.path(image_id), self.staged_path(image_id), self._hashes(image_id)):
             path.unlink(missing_ok=True)
 
     def discard_staged(self, image_id: str) -> None:
-        self.staged_path(image_id).unlink(missing_ok=True)
+        for path in (self.staged_path(image_id), self._hashes(image_id)):
+            path.unlink(missing_ok=True)
 
 
 async def _write(target: Path, chunks: AsyncIterable[bytes]) -> ImageData:
@@ -93,15 +97,6 @@ async def _write(target: Path, chunks: AsyncIterable[bytes]) -> ImageData:
     except BaseException:
         Path(partial).unlink(missing_ok=True)
         raise
-    return ImageData(size=size, checksum=md5.hexdigest(), os_hash_value=sha512.hexdigest())
-
-
-def _hash_file(source: BinaryIO) -> ImageData:
-    md5, sha512, size = hashlib.md5(usedforsecurity=False), hashlib.sha512(), 0
-    while chunk := source.read(CHUNK):
-        md5.update(chunk)
-        sha512.update(chunk)
-        size += len(chunk)
     return ImageData(size=size, checksum=md5.hexdigest(), os_hash_value=sha512.hexdigest())
 
 

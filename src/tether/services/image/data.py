@@ -63,7 +63,7 @@ class ImageDataTransfer:
         """``PUT /v2/images/{id}/stage``: keep the data aside for an import; the image is ``uploading``."""
         await self._begin(ctx, image_id, "stage", "modify_image", need_formats=False)
         try:
-            size = await self.files.stage(image_id, chunks)
+            size = (await self.files.stage(image_id, chunks)).size
         except BaseException:
             await self._restore(image_id, states.UPLOADING)
             self.files.discard_staged(image_id)
@@ -157,5 +157,9 @@ class ImageDataTransfer:
                 await self._move(conn, image, "restore")
 
     async def _move(self, conn: StoreConnection, image: Image, verb: str) -> None:
-        await repos.images.update(conn, image.id, status=states.next_status(image.status, verb),
-                                  updated_at=self.rt.now())
+        after = states.next_status(image.status, verb)
+        # compare-and-set: of two transfers that both read the status, only one moves it
+        moved = await repos.images.update_where(conn, {"id": image.id, "status": image.status}, status=after,
+                                                updated_at=self.rt.now())
+        if not moved:
+            raise errors.InvalidImageStatusTransition(before=image.status, after=after)
