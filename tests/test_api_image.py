@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import uuid
 from typing import Any
@@ -10,6 +11,8 @@ import httpx
 import jsonschema
 import openstack.exceptions
 import pytest
+
+from tether.seeding import CIRROS_CONTENT
 
 PATCH = "application/openstack-images-v2.1-json-patch"
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
@@ -100,14 +103,16 @@ def test_the_sdk_finds_cirros_by_name_and_by_id(sdk, admin) -> None:
     with pytest.raises(openstack.exceptions.NotFoundException):
         sdk.image.get_image("cirros")  # a name is not an id: 404, then the client asks ?name=
     raw = admin.client.get(f"/images/{cirros.id}").json()
-    assert set(raw) >= GLANCE_KEYS and raw["checksum"] is None and raw["os_hidden"] is False
+    assert set(raw) >= GLANCE_KEYS and raw["os_hidden"] is False
+    # the seeded image has real data: its size and hashes are those of its bytes
+    assert raw["size"] == len(CIRROS_CONTENT) and raw["checksum"] == hashlib.md5(CIRROS_CONTENT).hexdigest()
+    assert (raw["os_hash_algo"], raw["os_hash_value"]) == ("sha512", hashlib.sha512(CIRROS_CONTENT).hexdigest())
     assert raw["self"] == f"/v2/images/{cirros.id}" and raw["file"] == f"/v2/images/{cirros.id}/file"
     assert raw["schema"] == "/v2/schemas/image"
     assert TIMESTAMP.match(raw["created_at"]) and TIMESTAMP.match(raw["updated_at"])
     missing = admin.client.get("/images/cirros")
     assert admin.error(missing, 404) == "No image found with ID cirros"
-    # records only: glance's answer for an image without data
-    assert admin.client.get(f"/images/{cirros.id}/file").status_code == 204
+    assert admin.client.get(f"/images/{cirros.id}/file").content == CIRROS_CONTENT
     assert admin.client.get(f"/images/{uuid.uuid4()}/file").status_code == 404
 
 

@@ -246,3 +246,33 @@ async def test_an_id_is_used_once(images) -> None:
         await images.create_image(BOB, id=image.id, name="second")
     assert caught.value.status == 409 and image.id in str(caught.value)
     assert (await images.get_image(ADMIN, image.id)).name == "first"
+
+
+async def chunks(*parts: bytes):
+    for part in parts:
+        yield part
+
+
+async def test_a_transfer_that_died_with_the_process_is_queued_again_on_recovery(images) -> None:
+    image = await images.create_image(ALICE, name="cut", **FORMATS)
+    async with images.store.begin() as conn:
+        await repos.images.update(conn, image.id, status="saving")  # as a crash mid-upload leaves it
+    await images.recover()
+    assert (await images.get_image(ALICE, image.id)).status == "queued"
+    uploaded = await images.data.upload(ALICE, image.id, chunks(b"ab", b"cd"))
+    assert (uploaded.status, uploaded.size, uploaded.os_hash_algo) == ("active", 4, "sha512")
+
+
+async def test_a_shared_image_is_seen_by_members_and_listed_once_accepted(images) -> None:
+    shared = await images.create_image(ALICE, name="shared", visibility="shared")
+    await images.members.add(ALICE, shared.id, BOB.project_id)
+    assert (await images.get_image(BOB, shared.id)).id == shared.id
+    assert shared.id not in {image.id for image in await images.list_images(BOB)}
+    assert shared.id in {image.id for image in await images.list_images(BOB, member_status="pending")}
+    await images.members.set_status(BOB, shared.id, BOB.project_id, "accepted")
+    assert shared.id in {image.id for image in await images.list_images(BOB)}
+    with pytest.raises(errors.ImageForbidden):
+        await images.members.set_status(ALICE, shared.id, BOB.project_id, "rejected")
+    await images.delete_image(ALICE, shared.id)
+    async with images.store.begin() as conn:
+        assert await repos.image_members.count(conn) == 0  # members go with their image

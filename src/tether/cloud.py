@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from argon2 import PasswordHasher, profiles
@@ -25,6 +25,7 @@ from tether.domain.events import (
 from tether.domain.identity import DEFAULT_LOCKOUT, DEFAULT_TOKEN_TTL, Lockout
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
+from tether.drivers.image_files import ImageFiles
 from tether.emulation import Emulation, emulate
 from tether.runtime.bus import MessageBus
 from tether.runtime.runtime import Runtime
@@ -46,6 +47,8 @@ class World:
     database: Database
     hypervisor: FakeHypervisor
     hardware: FakeHardware
+    # image data; in-memory clouds keep it in a temporary directory
+    image_files: ImageFiles = field(default_factory=ImageFiles)
 
 
 class Cloud:
@@ -71,7 +74,7 @@ class Cloud:
         hasher = PasswordHasher.from_parameters(profiles.CHEAPEST) if fast_passwords else None
         self.identity = IdentityService(self.store, runtime, self.rng, password_hasher=hasher, token_ttl=token_ttl,
                                         lockout=lockout)
-        self.image = ImageService(self.store, runtime, self.rng)
+        self.image = ImageService(self.store, runtime, self.rng, world.image_files)
         self.network = NetworkService(self.store, runtime, self.rng, bus=self.bus)
         self.baremetal = BaremetalService(self.store, runtime, self.rng, self.network, world.hardware,
                                           steps=self.emulation.baremetal, bus=self.bus)
@@ -120,6 +123,7 @@ class Cloud:
     async def recover(self) -> None:
         """Resume or roll back whatever a previous incarnation left unfinished (rule 5)."""
         await self.baremetal.resume_conductor_jobs()
+        await self.image.recover()
         await self.compute.recover()
         await self.orchestration.recover()
 

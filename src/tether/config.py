@@ -30,6 +30,10 @@ class DataDir:
         return self.path / "hardware.jsonl"
 
     @property
+    def images(self) -> Path:
+        return self.path / "images"
+
+    @property
     def clouds_yaml(self) -> Path:
         return self.path / "clouds.yaml"
 

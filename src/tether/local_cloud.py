@@ -16,6 +16,7 @@ from tether.config import DataDir
 from tether.domain.invariants import Violation, check_all
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
+from tether.drivers.image_files import ImageFiles
 from tether.exits import ExitCode, Failure
 from tether.failures import Opening, explain
 from tether.runtime.runtime import Runtime
@@ -37,7 +38,8 @@ def open_world(data_dir: Path, db_url: str | None = None, *, read_only: bool = F
                         application_name="tether check" if read_only else None)
     # The hardware keeps its state in the data directory too, as `tether serve` has it.
     hardware = FakeHardware(path=directory.hardware_state, read_only=read_only, **hardware_options)
-    return World(database, FakeHypervisor(directory.hypervisor_state, read_only=read_only), hardware)
+    return World(database, FakeHypervisor(directory.hypervisor_state, read_only=read_only), hardware,
+                 ImageFiles(directory.images))
 
 
 async def check_local_cloud(data_dir: Path, db_url: str | None = None) -> list[Violation]:

@@ -145,6 +145,7 @@ async def open_cloud(options: ServeOptions, database: Database) -> tuple[Cloud, 
     from tether.domain.errors import identity as ie
     from tether.drivers.hardware import FakeHardware
     from tether.drivers.hypervisor import FakeHypervisor
+    from tether.drivers.image_files import ImageFiles
     from tether.runtime.bugs import Bugs
     from tether.runtime.faults import FaultPlan
     from tether.runtime.runtime import Runtime
@@ -154,7 +155,8 @@ async def open_cloud(options: ServeOptions, database: Database) -> tuple[Cloud, 
     schema = await database.create_schema()
     world = World(database, FakeHypervisor(directory.hypervisor_state),
                   FakeHardware(deploy_seconds=options.deploy_seconds, clean_seconds=options.clean_seconds,
-                               path=directory.hardware_state, new_machines_clean=True))
+                               path=directory.hardware_state, new_machines_clean=True),
+                  ImageFiles(directory.images))
     runtime = Runtime(faults=FaultPlan.parse(options.faults), bugs=Bugs(options.bugs), on_crash=_crash)
     cloud = Cloud(world, runtime, token_ttl=options.token_ttl, lockout=options.lockout)
     try:

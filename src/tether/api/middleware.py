@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 import uuid
 from typing import Any
@@ -22,6 +23,9 @@ access = logging.getLogger(logs.ACCESS)
 MAX_BODY = 1024 * 1024  # like oslo.middleware's sizelimit default (114688) but room for stack templates
 
 Scope = dict[str, Any]
+
+# Image data is streamed to disk, so its size is not the body limit's to judge.
+_IMAGE_DATA = re.compile(r"^/image/v2/images/[^/]+/(file|stage)$")
 
 
 class TetherMiddleware:
@@ -99,7 +103,8 @@ class TetherMiddleware:
             await _reply(send, 400, error_body(service, 400, str(error)), extra)
             return
         length = headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+        limit = None if _IMAGE_DATA.match(scope["path"]) else self.max_body
+        if length is not None and (not length.isdigit() or (limit is not None and int(length) > limit)):
             await _reply(send, 413, error_body(service, 413, "Request is too large."), extra)
             return
 
@@ -108,7 +113,7 @@ class TetherMiddleware:
                 message["headers"] = list(message.get("headers", [])) + extra
             await send(message)
 
-        await app(scope, _limited(receive, self.max_body), send_with_headers)
+        await app(scope, receive if limit is None else _limited(receive, limit), send_with_headers)
 
 
 def _limited(receive: Any, limit: int) -> Any:

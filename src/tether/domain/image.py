@@ -1,4 +1,4 @@
-"""Image records (no image data yet) and glance's rules for them.
+"""Images, their members, and glance's rules for them.
 
 The checks below answer in the words of glance's image schema
 (``glance/api/v2/images.py``), since that is what clients and operators see.
@@ -21,8 +21,12 @@ QUEUED = "queued"
 ACTIVE = "active"
 STATUSES = ("queued", "saving", "active", "killed", "deleted", "uploading", "importing",
             "pending_delete", "deactivated")
-# Images come to life queued (API) or active (seeding: there is no upload yet).
+# Images come to life queued (API) or active (seeding and snapshots, whose data is written with the record).
 INITIAL_STATUSES = (QUEUED, ACTIVE)
+# glance's secure hash (its ``hashing_algorithm`` default), beside the md5 ``checksum``.
+HASH_ALGORITHM = "sha512"
+
+MEMBER_STATUSES = ("pending", "accepted", "rejected")
 # Formats may change only before data arrives.
 FORMAT_CHANGE_STATUSES = (QUEUED, "importing")
 
@@ -31,7 +35,7 @@ LIST_VISIBILITIES = (*VISIBILITIES, "all")
 
 # What a caller may set or change on an image; everything else is glance's to decide.
 WRITABLE_ATTRIBUTES = ("name", "visibility", "disk_format", "container_format", "min_disk", "min_ram",
-                       "protected", "tags", "properties")
+                       "protected", "os_hidden", "tags", "properties")
 READONLY_ATTRIBUTES = ("created_at", "updated_at", "status", "checksum", "size", "virtual_size",
                        "direct_url", "self", "file", "schema", "id", "os_hash_algo", "os_hash_value")
 RESERVED_ATTRIBUTES = ("location", "locations", "deleted", "deleted_at", "owner")
@@ -53,36 +57,72 @@ class Image:
     min_disk: int = 0
     min_ram: int = 0
     size: int | None = None
+    checksum: str | None = None
+    os_hash_algo: str | None = None
+    os_hash_value: str | None = None
     protected: bool = False
+    # hidden from the default image list (glance's os_hidden), still shown by id
+    os_hidden: bool = False
     tags: list[str] = field(default_factory=list)
     properties: dict[str, str] = field(default_factory=dict)
     created_at: float = 0.0
     updated_at: float = 0.0
 
 
+@dataclass
+class ImageMember:
+    """A project a shared image is offered to; it sees the image, and lists it once it accepts."""
+
+    image_id: str
+    member_id: str
+    status: str = "pending"
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class ImageData:
+    """What glance records of the bytes it stored: their size and hashes."""
+
+    size: int
+    checksum: str
+    os_hash_value: str
+    os_hash_algo: str = HASH_ALGORITHM
+
+
 # -- who sees what ------------------------------------------------------------
 
 
-def is_visible(image: Image, *, project_id: str | None, is_admin: bool) -> bool:
+def is_visible(image: Image, *, project_id: str | None, is_admin: bool, member_status: str | None = None) -> bool:
     """Whether glance shows this image to the caller at all (otherwise: 404).
 
-    Public and community images are visible to everyone; private and shared
-    ones to their owner (Tether has no image members yet) and to admins.
+    Public and community images are visible to everyone; private ones to
+    their owner and admins; shared ones to those and to member projects,
+    whatever their member status (``member_status``: the caller's, or None).
     """
     if is_admin or image.visibility in ("public", "community"):
         return True
-    return project_id is not None and image.owner == project_id
+    if project_id is not None and image.owner == project_id:
+        return True
+    return image.visibility == "shared" and member_status is not None
 
 
-def is_listed(image: Image, *, project_id: str | None, is_admin: bool, visibility: str | None) -> bool:
-    """Whether ``GET /v2/images?visibility=...`` lists it: community images
-    of other projects only when asked for (visibility community or all)."""
+def is_listed(image: Image, *, project_id: str | None, is_admin: bool, visibility: str | None,
+              member_status: str | None = None, wanted_member_status: str = "accepted") -> bool:
+    """Whether ``GET /v2/images?visibility=...&member_status=...`` lists it: community
+    images of other projects only when asked for (visibility community or all);
+    shared images of other projects when the caller's membership has the wanted
+    status (glance's default: accepted)."""
     if visibility not in (None, "all") and image.visibility != visibility:
         return False
-    if not is_visible(image, project_id=project_id, is_admin=is_admin):
+    if not is_visible(image, project_id=project_id, is_admin=is_admin, member_status=member_status):
         return False
-    if image.visibility == "community" and not is_admin and image.owner != project_id:
+    if is_admin or image.owner == project_id:
+        return True
+    if image.visibility == "community":
         return visibility in ("community", "all")
+    if image.visibility == "shared":
+        return wanted_member_status in ("all", member_status)
     return True
 
 
@@ -110,6 +150,14 @@ def check_name(name: object) -> str | None:
     if name is not None and len(name) > MAX_LENGTH:
         raise errors.InvalidImageObject(reason=f"{name!r} is too long")
     return name
+
+
+def check_owner(owner: object) -> str | None:
+    if owner is not None and not isinstance(owner, str):
+        raise errors.InvalidImageObject(reason=f"{owner!r} is not of type 'null', 'string'")
+    if owner is not None and len(owner) > MAX_LENGTH:
+        raise errors.InvalidImageObject(reason=f"{owner!r} is too long")
+    return owner
 
 
 def check_visibility(visibility: object) -> str:
@@ -144,6 +192,9 @@ def check_protected(protected: object) -> bool:
     if not isinstance(protected, bool):
         raise errors.InvalidImageObject(reason=f"{protected!r} is not of type 'boolean'")
     return protected
+
+
+check_os_hidden = check_protected
 
 
 def check_tags(tags: object) -> list[str]:
@@ -197,6 +248,12 @@ def check_can_activate(disk_format: str | None, container_format: str | None) ->
         raise errors.ImageBadRequest(reason=f"Properties {', '.join(missing)} must be set prior to saving data.")
 
 
+def check_member_status(status: object) -> str:
+    if status not in MEMBER_STATUSES:
+        raise errors.ImageBadRequest(reason='Incorrect request: Status must be "pending", "accepted" or "rejected".')
+    return status  # type: ignore[return-value]
+
+
 def check_list_visibility(visibility: str | None) -> str | None:
     if visibility is not None and visibility not in LIST_VISIBILITIES:
         raise errors.InvalidVisibilityFilter(visibility=visibility)
@@ -211,3 +268,15 @@ def check_limit(limit: object) -> int | None:
     if limit < 0:
         raise errors.ImageBadRequest(reason="limit param must be positive")
     return limit
+
+
+def byte_range(first: int | None, last: int | None, size: int) -> tuple[int, int]:
+    """A ``Range: bytes=first-last`` (``first`` None: the last ``last`` bytes) of ``size`` bytes, as
+    (start, end) with end exclusive; glance's 416 when no byte of it exists."""
+    if first is None:
+        if not last:
+            raise errors.RangeNotSatisfiable()
+        return max(size - last, 0), size
+    if first >= size:
+        raise errors.RangeNotSatisfiable()
+    return first, size if last is None else min(last + 1, size)

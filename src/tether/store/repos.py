@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tether.domain import baremetal, compute, identity, image, network
+from tether.domain import baremetal, compute, identity, image, metadefs, network
 from tether.domain.orchestration import stacks as orchestration
 from tether.store import tables
 from tether.store.repository import Repository
@@ -21,6 +21,8 @@ endpoints = Repository(tables.endpoints, identity.Endpoint, "id")
 application_credentials = Repository(tables.application_credentials, identity.ApplicationCredential, "id")
 
 images = Repository(tables.images, image.Image, "id")
+image_members = Repository(tables.image_members, image.ImageMember, None)
+metadef_namespaces = Repository(tables.metadef_namespaces, metadefs.MetadefNamespace, "namespace")
 
 networks = Repository(tables.networks, network.Network, "id")
 subnets = Repository(tables.subnets, network.Subnet, "id")

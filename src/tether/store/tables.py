@@ -13,7 +13,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-from tether.domain import baremetal, compute, identity, image, network
+from tether.domain import baremetal, compute, identity, image, metadefs, network
 from tether.domain.orchestration import stacks as orchestration
 from tether.store.schema import table_for
 
@@ -51,6 +51,10 @@ tokens = table_for(metadata, "tokens", identity.Token, primary_key=("id",),
 # image
 images = table_for(metadata, "images", image.Image, primary_key=("id",),
                    extra=(Index("ix_images_name", "name"),))
+metadef_namespaces = table_for(metadata, "metadef_namespaces", metadefs.MetadefNamespace,
+                               primary_key=("namespace",), text=("description",))
+image_members = table_for(metadata, "image_members", image.ImageMember, primary_key=("image_id", "member_id"),
+                          extra=(Index("ix_image_members_member", "member_id"),))
 
 # network
 networks = table_for(metadata, "networks", network.Network, primary_key=("id",),

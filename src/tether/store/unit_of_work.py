@@ -11,7 +11,7 @@ from tether.store import repos
 from tether.store.repository import Repository
 
 if TYPE_CHECKING:
-    from tether.domain import baremetal, compute, identity, image, network
+    from tether.domain import baremetal, compute, identity, image, metadefs, network
     from tether.domain.orchestration import stacks as orchestration
     from tether.runtime.bus import MessageBus
     from tether.store.connection import StoreConnection
@@ -82,6 +82,8 @@ class UnitOfWork:
         endpoints: Bound[identity.Endpoint]
         application_credentials: Bound[identity.ApplicationCredential]
         images: Bound[image.Image]
+        image_members: Bound[image.ImageMember]
+        metadef_namespaces: Bound[metadefs.MetadefNamespace]
         networks: Bound[network.Network]
         subnets: Bound[network.Subnet]
         ports: Bound[network.Port]

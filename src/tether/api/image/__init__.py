@@ -1,4 +1,4 @@
-"""Glance's API (/image/v2): image records and their schemas."""
+"""Glance's API (/image/v2): images, their data, members and actions, and their schemas."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fastapi import Depends
 
 from tether.api import paths
 from tether.api.deps import caller
-from tether.api.image import images, schemas, tags
+from tether.api.image import actions, data, images, members, metadefs, schemas, tags
 from tether.services.context import RequestContext
 
 schemas_router = paths.router("image")
@@ -24,4 +24,14 @@ async def images_schema(ctx: RequestContext = Depends(caller)) -> dict[str, Any]
     return schemas.images_schema()
 
 
-ROUTERS = (images.router, tags.router, schemas_router)
+@schemas_router.get("/schemas/member")
+async def member_schema(ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
+    return schemas.member_schema()
+
+
+@schemas_router.get("/schemas/members")
+async def members_schema(ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
+    return schemas.members_schema()
+
+
+ROUTERS = (images.router, data.router, members.router, actions.router, tags.router, metadefs.router, schemas_router)

@@ -22,10 +22,10 @@ router = paths.router("image")
 
 # Base attributes a create body may give, by the service's keyword names.
 CREATE_ATTRIBUTES = ("name", "id", "visibility", "disk_format", "container_format", "min_disk", "min_ram",
-                     "protected", "tags")
+                     "protected", "os_hidden", "tags")
 # glance's ``_disallowed_properties``: refused by name before anything else is read.
 DISALLOWED = ("direct_url", "self", "file", "schema", "stores")
-# Glance's default visibility for a new image (since Ocata): owner and members; Tether has no members yet.
+# Glance's default visibility for a new image (since Ocata): owner and members.
 DEFAULT_VISIBILITY = "shared"
 
 
@@ -88,11 +88,11 @@ async def show_image(image_id: str, request: Request, ctx: RequestContext = Depe
     return image_view(await _images(request).get_image(ctx, image_id))
 
 
-@router.get("/images/{image_id}/file", status_code=204)
-async def download_image(image_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> Response:
-    """Glance answers 204 for an image without data; every Tether image is one (there is no upload)."""
-    await _images(request).get_image(ctx, image_id)
-    return Response(status_code=204)
+@router.get("/images/", include_in_schema=False)
+@router.delete("/images/", include_in_schema=False)
+async def no_image_id(ctx: RequestContext = Depends(caller)) -> Response:
+    """An empty image id names no image (glance's router answers 404, not the list)."""
+    raise ImageNotFound("The resource could not be found.")
 
 
 @router.post("/images", status_code=201, openapi_extra=openapi.extra(openapi.json_body(_create_schema())))
@@ -105,26 +105,15 @@ async def create_image(request: Request, ctx: RequestContext = Depends(caller)) 
         if name in body:
             raise ImageForbidden(reason=f"Attribute '{name}' is read-only.")
     body = dict(body)
-    _owner(body.pop("owner", None), ctx)
-    if body.pop("os_hidden", False) is not False:
-        raise ImageBadRequest(reason="Tether does not hide images: os_hidden can only be false.")
+    owner = body.pop("owner", None)
     attributes = {name: body.pop(name) for name in CREATE_ATTRIBUTES if name in body}
     attributes.setdefault("visibility", DEFAULT_VISIBILITY)
     for name in body:
         rules.check_property_name(name)  # read-only, reserved and over-long names, in glance's words
-    image = await _images(request).create_image(ctx, **attributes, properties=body)
+    image = await _images(request).create_image(ctx, **attributes, properties=body, owner=owner)
     base = request.app.state.base_url
     return JSONResponse(image_view(image), status_code=201,
                         headers={"Location": f"{base}/image{image_href(image.id)}"})
-
-
-def _owner(owner: Any, ctx: RequestContext) -> None:
-    if owner is None or owner == ctx.project_id:
-        return
-    if not ctx.is_admin:
-        raise ImageForbidden(reason=f"You are not permitted to create images owned by '{owner}'.")
-    raise ImageBadRequest(reason="Tether creates an image in the caller's own project; it cannot set another "
-                                 "owner.")
 
 
 @router.patch("/images/{image_id}",

@@ -28,7 +28,9 @@ OPERATOR_FILTERS = ("name", "id", "status", "container_format", "disk_format")
 TIME_FILTERS = ("created_at", "updated_at")
 MEMBER_STATUSES = ("pending", "accepted", "rejected", "all")
 # Columns glance compares for equality that Tether never fills in.
-ALWAYS_NULL = ("checksum", "os_hash_algo", "os_hash_value", "virtual_size")
+ALWAYS_NULL = ("virtual_size",)
+# Columns glance compares for equality, as strings.
+EQUALITY = ("checksum", "os_hash_algo", "os_hash_value")
 NOT_FILTERS = ("limit", "marker", "member_status", "sort", "sort_key", "sort_dir", "tag", "visibility", "owner",
                "os_hidden", "protected", "changes-since")
 
@@ -59,7 +61,8 @@ def parse_query(params: list[tuple[str, str]]) -> ImageQuery:
         query.service["owner"] = last["owner"]
     if last.get("member_status", "accepted") not in MEMBER_STATUSES:
         raise ImageBadRequest(reason=f"Invalid status: {last['member_status']}")
-    _flag(query, last, "os_hidden", "false", lambda image, hidden: not hidden)  # Tether hides no image
+    query.service["member_status"] = last.get("member_status", "accepted")
+    _flag(query, last, "os_hidden", "false", lambda image, hidden: image.os_hidden is hidden)
     if "protected" in last:
         _flag(query, last, "protected", "", lambda image, wanted: image.protected is wanted)
     tags = [value.strip() for name, value in params if name == "tag"]
@@ -111,8 +114,10 @@ def _filter(query: ImageQuery, name: str, value: str) -> None:
             query.service[name] = values[0]
         else:
             query.checks.append(lambda image: getattr(image, name) in values)
-    elif name in ("min_disk", "min_ram"):
+    elif name in ("min_disk", "min_ram", "size"):
         query.checks.append(lambda image: str(getattr(image, name)) == value)
+    elif name in EQUALITY:
+        query.checks.append(lambda image: getattr(image, name) == value)
     elif name in ALWAYS_NULL:
         query.checks.append(lambda image: False)
     else:

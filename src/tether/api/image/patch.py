@@ -29,13 +29,14 @@ OPERATIONS = ("add", "remove", "replace")
 PATH_DEPTHS = {"locations": {"add": 2, "remove": 2, "replace": 1}}
 # What the service can change, as attributes of the image.
 BASE_ATTRIBUTES = ("name", "visibility", "disk_format", "container_format", "min_disk", "min_ram", "protected",
-                   "tags")
-# Attributes glance has that Tether shows but cannot change: with them a patch may only keep the value.
-SHOWN_ONLY = ("os_hidden", "owner")
+                   "os_hidden", "tags")
+# Glance's owner: shown as an attribute, changed by admins only.
+SHOWN_ONLY = ("owner",)
 _CHECKS = {
     "name": rules.check_name, "visibility": rules.check_visibility, "disk_format": rules.check_disk_format,
     "container_format": rules.check_container_format, "min_disk": rules.check_minimum,
-    "min_ram": rules.check_minimum, "protected": rules.check_protected, "tags": rules.check_tags,
+    "min_ram": rules.check_minimum, "protected": rules.check_protected, "os_hidden": rules.check_os_hidden,
+    "tags": rules.check_tags,
 }
 
 
@@ -114,10 +115,7 @@ def _check(op: str, root: str, value: Any) -> None:
     if root in rules.READONLY_ATTRIBUTES:
         raise ImageForbidden(reason=f"Attribute '{root}' is read-only.")
     if root in SHOWN_ONLY:
-        if op == "remove" or root != "os_hidden" or isinstance(value, bool):
-            return
-        raise ImageBadRequest(reason=f"Provided object does not match schema 'image': {value!r} is not of type "
-                                     "'boolean'")
+        return
     if root in rules.RESERVED_ATTRIBUTES or root.startswith(rules.RESERVED_NAMESPACE):
         raise ImageForbidden(reason=f"Attribute '{root}' is reserved.")
     if op == "remove":
@@ -131,12 +129,13 @@ def _check(op: str, root: str, value: Any) -> None:
 def apply(image: Image, changes: list[Change], media_type: str, ctx: RequestContext) -> dict[str, Any]:
     """The keyword arguments for ``ImageService.update_image`` that make ``image`` what the patch says."""
     draft = MEDIA_TYPES[media_type]
-    attributes: dict[str, Any] = {name: getattr(image, name) for name in BASE_ATTRIBUTES}
+    attributes: dict[str, Any] = {name: getattr(image, name) for name in (*BASE_ATTRIBUTES, "owner")}
     properties: dict[str, Any] = dict(image.properties)
     for change in changes:
         root = change.path[0]
         if root in SHOWN_ONLY:
-            _keep_shown_only(image, change, ctx)
+            if _keep_shown_only(image, change, ctx):
+                attributes["owner"] = change.value
         elif change.op == "remove":
             if root in attributes:
                 raise ImageForbidden(reason=f"Property {root} may not be removed.")
@@ -161,14 +160,12 @@ def apply(image: Image, changes: list[Change], media_type: str, ctx: RequestCont
     return updates
 
 
-def _keep_shown_only(image: Image, change: Change, ctx: RequestContext) -> None:
+def _keep_shown_only(image: Image, change: Change, ctx: RequestContext) -> bool:
+    """Whether the change gives the image another owner (an admin's to make)."""
     root = change.path[0]
     if change.op == "remove":
         raise ImageForbidden(reason=f"Property {root} may not be removed.")
-    if root == "owner":
-        if not ctx.is_admin:
-            raise ImageForbidden(reason="Owner can't be updated by non admin.")
-        if change.value != image.owner:
-            raise ImageForbidden(reason="Tether cannot give an image to another owner.")
-    elif change.value is not False:
-        raise ImageBadRequest(reason="Tether does not hide images: os_hidden can only be false.")
+    if not ctx.is_admin:
+        raise ImageForbidden(reason="Owner can't be updated by non admin.")
+    rules.check_owner(change.value)
+    return change.value != image.owner

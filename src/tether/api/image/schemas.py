@@ -68,3 +68,27 @@ def images_schema() -> dict[str, Any]:
         "links": [{"rel": "first", "href": "{first}"}, {"rel": "next", "href": "{next}"},
                   {"rel": "describedby", "href": "{schema}"}],
     }
+
+
+def member_schema() -> dict[str, Any]:
+    return {
+        "name": "member",
+        "properties": {
+            "image_id": {"type": "string", "description": "An identifier for the image",
+                         "pattern": _UUID_PATTERN},
+            "member_id": {"type": "string", "description": "An identifier for the image member (tenantId)"},
+            "status": {"type": "string", "description": "The status of this image member",
+                       "enum": list(rules.MEMBER_STATUSES)},
+            "created_at": {"type": "string", "description": "Date and time of image member creation"},
+            "updated_at": {"type": "string", "description": "Date and time of last modification of image member"},
+            "schema": {"type": "string", "readOnly": True},
+        },
+    }
+
+
+def members_schema() -> dict[str, Any]:
+    return {
+        "name": "members",
+        "properties": {"members": {"type": "array", "items": member_schema()}, "schema": {"type": "string"}},
+        "links": [{"rel": "describedby", "href": "{schema}"}],
+    }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from tether.domain.image import Image
+from tether.domain.image import Image, ImageMember
 
 IMAGE_SCHEMA = "/v2/schemas/image"
 IMAGES_SCHEMA = "/v2/schemas/images"
@@ -24,14 +24,24 @@ def image_view(image: Image) -> dict[str, Any]:
     view: dict[str, Any] = dict(image.properties)
     view.update({
         "id": image.id, "name": image.name, "status": image.status, "visibility": image.visibility,
-        "protected": image.protected, "os_hidden": False, "tags": list(image.tags),
+        "protected": image.protected, "os_hidden": image.os_hidden, "tags": list(image.tags),
         "disk_format": image.disk_format, "container_format": image.container_format,
         "min_disk": image.min_disk, "min_ram": image.min_ram,
-        # records only: there is no image data, so nothing to size or hash
+        # glance works out a virtual size only by inspecting a disk image's format; Tether does not
         "size": image.size, "virtual_size": None,
-        "checksum": None, "os_hash_algo": None, "os_hash_value": None,
+        "checksum": image.checksum, "os_hash_algo": image.os_hash_algo, "os_hash_value": image.os_hash_value,
         "owner": image.owner,
         "created_at": isotime(image.created_at), "updated_at": isotime(image.updated_at),
         "self": image_href(image.id), "file": f"{image_href(image.id)}/file", "schema": IMAGE_SCHEMA,
     })
     return view
+
+
+MEMBER_SCHEMA = "/v2/schemas/member"
+MEMBERS_SCHEMA = "/v2/schemas/members"
+
+
+def member_view(member: ImageMember) -> dict[str, Any]:
+    return {"image_id": member.image_id, "member_id": member.member_id, "status": member.status,
+            "created_at": isotime(member.created_at), "updated_at": isotime(member.updated_at),
+            "schema": MEMBER_SCHEMA}

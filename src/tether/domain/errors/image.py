@@ -54,3 +54,42 @@ class ReservedAttribute(ImageForbidden):
 class ImageConflict(ImageError):
     status = 409
     template = "{reason}"
+
+
+class InvalidImageStatusTransition(ImageConflict):
+    template = "Image status transition from {before} to {after} is not allowed"
+
+
+class ImageGone(ImageError):
+    """The image was deleted while its data was on the way in."""
+
+    status = 410
+    template = ("Image {image_id} could not be found after upload. The image may have been deleted during the "
+                "upload, cleaning up the chunks uploaded.")
+
+
+class ImageUnsupportedMediaType(ImageError):
+    status = 415
+    template = "{reason}"
+
+
+class RangeNotSatisfiable(ImageError):
+    status = 416
+    template = "Requested range not satisfiable"
+
+
+class MemberNotFound(ImageError):
+    status = 404
+    template = "{member_id} not found in the member list of the image {image_id}."
+
+
+class MemberConflict(ImageConflict):
+    template = "Member {member_id} is duplicated for image {image_id}"
+
+
+class MetadefNotFound(ImageNotFound):
+    template = "{reason}"
+
+
+class MetadefConflict(ImageConflict):
+    template = "{reason}"

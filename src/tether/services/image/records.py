@@ -1,7 +1,7 @@
-"""Image (glance v2): image records, who may see and change them.
+"""Image records (glance v2): create, show, list, update and delete.
 
-Records only: there is no image data, so an image made through the API stays
-queued; seeding makes images active directly.
+The data of an image comes and goes through ``data.py``; deleting an image
+deletes its data and its members too.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
@@ -17,26 +17,27 @@ from tether.domain import image as rules
 from tether.domain.errors import image as errors
 from tether.domain.ids import new_uuid
 from tether.domain.image import Image
+from tether.drivers.image_files import ImageFiles
 from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
+from tether.services.image import access
 from tether.store import repos
 from tether.store.database import Store
-
-if TYPE_CHECKING:
-    from tether.store.database import StoreConnection
 
 
 def _duplicate(image_id: str) -> errors.ImageConflict:
     return errors.ImageConflict(reason=f"Image ID {image_id} already exists!")
 
 
-class ImageService:
-    """``ImageService(store, runtime, rng)``: the runtime tells the time, the RNG makes ids."""
+class ImageRecords:
+    """``ImageRecords(store, runtime, rng, files)``: the runtime tells the time, the RNG makes ids,
+    ``files`` holds the data a delete removes."""
 
-    def __init__(self, store: Store, runtime: Runtime, rng: random.Random) -> None:
+    def __init__(self, store: Store, runtime: Runtime, rng: random.Random, files: ImageFiles) -> None:
         self.store = store
         self.rt = runtime
         self.rng = rng
+        self.files = files
 
     def now(self) -> float:
         return self.rt.now()
@@ -53,14 +54,17 @@ class ImageService:
         min_disk: int = 0,
         min_ram: int = 0,
         protected: bool = False,
+        os_hidden: bool = False,
         tags: Iterable[str] = (),
         properties: Mapping[str, str] | None = None,
         status: str = rules.QUEUED,
+        owner: str | None = None,
     ) -> Image:
-        """A new image owned by the caller's project.
+        """A new image owned by the caller's project (an admin may name another ``owner``).
 
-        ``status="active"`` is for seeding (there is no upload): it needs
-        both formats, as glance needs them before it accepts data.
+        ``status="active"`` is for records whose data comes with them (a
+        server's snapshot): it needs both formats, as glance needs them
+        before it accepts data.
         """
         if not ctx.can_write:
             raise errors.PolicyForbidden(action="add_image")
@@ -72,7 +76,7 @@ class ImageService:
         image = Image(
             id=rules.check_image_id(id) if id is not None else new_uuid(self.rng),
             name=rules.check_name(name),
-            owner=ctx.project_id,
+            owner=_owner(ctx, owner),
             status=status,
             visibility=rules.check_visibility(visibility),
             disk_format=rules.check_disk_format(disk_format),
@@ -81,6 +85,7 @@ class ImageService:
             min_ram=rules.check_minimum(min_ram),
             size=None,
             protected=rules.check_protected(protected),
+            os_hidden=rules.check_os_hidden(os_hidden),
             tags=rules.check_tags(tags),
             properties=rules.check_properties(properties),
             created_at=now,
@@ -102,10 +107,7 @@ class ImageService:
     async def get_image(self, ctx: RequestContext, image_id: str) -> Image:
         """The image, if the caller may see it; a private image of another project is NotFound."""
         async with self.store.begin() as conn:
-            image = await repos.images.get(conn, image_id)
-        if image is None or not self._visible(ctx, image):
-            raise errors.ImageNotFound(image_id=image_id)
-        return image
+            return await access.visible_image(conn, ctx, image_id)
 
     async def list_images(
         self,
@@ -118,12 +120,14 @@ class ImageService:
         owner: str | None = None,
         limit: int | None = None,
         marker: str | None = None,
+        member_status: str = "accepted",
     ) -> list[Image]:
         """Images the caller may see, newest first (created_at, then id, descending).
 
         ``ids`` is glance's ``id=in:a,b``. ``marker`` is the last image of the
         previous page. Equality filters run in SQL; who-sees-what and paging
-        run here, since they depend on the caller.
+        run here, since they depend on the caller. ``member_status`` picks the
+        shared images of other projects by the caller's membership (or "all").
         """
         rules.check_list_visibility(visibility)
         limit = rules.check_limit(limit)
@@ -140,12 +144,18 @@ class ImageService:
             filters["visibility"] = visibility
         async with self.store.begin() as conn:
             found = await repos.images.find(conn, **filters)
-            marker_image = await repos.images.get(conn, marker) if marker is not None else None
-        if marker is not None and (marker_image is None or not self._visible(ctx, marker_image)):
-            raise errors.ImageBadRequest(reason=f"No image found with ID {marker}")
+            memberships = {member.image_id: member.status for member in
+                           await repos.image_members.find(conn, member_id=ctx.project_id)}
+            marker_image = None
+            if marker is not None:
+                try:
+                    marker_image = await access.visible_image(conn, ctx, marker)
+                except errors.ImageNotFound:
+                    raise errors.ImageBadRequest(reason=f"No image found with ID {marker}") from None
         images = sorted(
             (image for image in found
-             if rules.is_listed(image, project_id=ctx.project_id, is_admin=ctx.is_admin, visibility=visibility)),
+             if rules.is_listed(image, project_id=ctx.project_id, is_admin=ctx.is_admin, visibility=visibility,
+                                member_status=memberships.get(image.id), wanted_member_status=member_status)),
             key=rules.listing_key,
             reverse=True,
         )
@@ -158,13 +168,15 @@ class ImageService:
         """Change writable attributes. ``tags`` replaces the tag list;
         ``properties`` is merged, and a property set to None is removed."""
         for key in changes:
+            if key == "owner" and ctx.is_admin:
+                continue
             if key in rules.READONLY_ATTRIBUTES:
                 raise errors.ReadOnlyAttribute(attribute=key)
             if key not in rules.WRITABLE_ATTRIBUTES:
                 raise errors.ReservedAttribute(attribute=key)
         checked = _check_changes(changes)
         async with self.store.begin() as conn:
-            image = await self._image_to_change(conn, ctx, image_id, "modify_image")
+            image = await access.image_to_change(conn, ctx, image_id, "modify_image")
             if not checked:
                 return image
             if checked.get("visibility") == "public" and image.visibility != "public" and not ctx.is_admin:
@@ -183,30 +195,27 @@ class ImageService:
         return updated
 
     async def delete_image(self, ctx: RequestContext, image_id: str) -> None:
-        """Delete an image; a protected one stays (403) until protected is set false."""
+        """Delete an image, its members and its data; a protected one stays (403) until protected is set false."""
         async with self.store.begin() as conn:
-            image = await self._image_to_change(conn, ctx, image_id, "delete_image")
+            image = await access.image_to_change(conn, ctx, image_id, "delete_image")
             if image.protected:
                 raise errors.ProtectedImageDelete(image_id=image_id)
+            await repos.image_members.delete_where(conn, image_id=image_id)
             await repos.images.delete(conn, image_id)
+        # after the commit: an upload still under way finds the record gone and cleans up after itself
+        self.files.delete(image_id)
 
-    # -- helpers ------------------------------------------------------------
 
-    @staticmethod
-    def _visible(ctx: RequestContext, image: Image) -> bool:
-        return rules.is_visible(image, project_id=ctx.project_id, is_admin=ctx.is_admin)
-
-    async def _image_to_change(self, conn: StoreConnection, ctx: RequestContext, image_id: str, action: str) -> Image:
-        """The image, if the caller may change it: unseen is 404, seen but not theirs is 403."""
-        image = await repos.images.get(conn, image_id)
-        if image is None or not self._visible(ctx, image):
-            raise errors.ImageNotFound(image_id=image_id)
-        if not ctx.can_write or not rules.is_mutable(image, project_id=ctx.project_id, is_admin=ctx.is_admin):
-            raise errors.PolicyForbidden(action=action)
-        return image
+def _owner(ctx: RequestContext, owner: str | None) -> str | None:
+    if owner is None or owner == ctx.project_id:
+        return ctx.project_id
+    if not ctx.is_admin:
+        raise errors.ImageForbidden(reason=f"You are not permitted to create images owned by '{owner}'.")
+    return rules.check_owner(owner)
 
 
 _CHECKS = {
+    "owner": lambda value: rules.check_owner(value),
     "name": rules.check_name,
     "visibility": rules.check_visibility,
     "disk_format": rules.check_disk_format,
@@ -214,6 +223,7 @@ _CHECKS = {
     "min_disk": rules.check_minimum,
     "min_ram": rules.check_minimum,
     "protected": rules.check_protected,
+    "os_hidden": rules.check_os_hidden,
     "tags": rules.check_tags,
     "properties": lambda value: rules.check_properties(value, removable=True),
 }
