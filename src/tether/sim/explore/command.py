@@ -20,7 +20,7 @@ from rich.text import Text
 
 from tether.sim.explore.explorer import ExploreOptions, Replayed, explore_many, replay, runs_here
 from tether.sim.explore.progress import Board, ProgressBar
-from tether.sim.explore.report import Exploration, Finding
+from tether.sim.explore.report import Exploration, Finding, needed_mend
 from tether.sim.explore.schedule import ScheduleDiverged
 from tether.sim.explore.trace import CRASH_WORD, Trace, TraceError
 from tether.sim.scenarios.model import Scenario
@@ -43,7 +43,7 @@ class ExploreRequest:
     @classmethod
     def of(cls, names: Sequence[str], *, every: bool, exhaustive: bool, random_runs: int | None, seed: int,
            max_switches: int | None, crashes: bool, bugs: tuple[str, ...], replay: str | None,
-           jobs: int = 1) -> ExploreRequest:
+           jobs: int = 1, allow_mended: bool = False) -> ExploreRequest:
         from tether.sim.scenarios.library import SCENARIOS
 
         if every or ALL in names:
@@ -76,7 +76,7 @@ class ExploreRequest:
             if not trace.steps:
                 raise ExploreUsageError("the trace to replay is empty")
         options = ExploreOptions(exhaustive=random_runs is None, runs=random_runs or 0, seed=seed,
-                                 max_switches=max_switches, crashes=crashes, bugs=bugs)
+                                 max_switches=max_switches, crashes=crashes, bugs=bugs, allow_mended=allow_mended)
         return cls(chosen, options, trace, jobs)
 
 
@@ -95,7 +95,8 @@ def run_request(request: ExploreRequest, *, as_json: bool, out: Console, err: Co
     if request.replay is not None:
         (scenario,) = request.scenarios
         try:
-            replayed = asyncio.run(replay(scenario, request.replay, request.options.bugs))
+            replayed = asyncio.run(replay(scenario, request.replay, request.options.bugs,
+                                          allow_mended=request.options.allow_mended))
         except ScheduleDiverged as error:
             raise ExploreUsageError(f"the trace does not replay on {scenario.name}: {error}") from None
         _print_replay(scenario, replayed, as_json=as_json, out=out)
@@ -292,7 +293,10 @@ def _print_finding(kind: Text, finding: Finding, report: Exploration, out: Conso
 def _print_report(report: Exploration, out: Console) -> None:
     for line in report.summary_lines():
         _say(out, Text(line, style="bold yellow") if line.lstrip().startswith("INCOMPLETE") else line)
+    failed = set(report.violations)
     for finding in report.mended.values():
+        if {needed_mend(finding.invariant, crash=crash) for crash in (False, True)} & failed:
+            continue  # printed below, as the violation it is
         _print_finding(Text("MENDED (only by a reconciler)", style="yellow"), finding, report, out)
     for finding in report.violations.values():
         _print_finding(Text("VIOLATION", style="bold red"), finding, report, out)

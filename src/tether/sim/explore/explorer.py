@@ -47,6 +47,7 @@ class ExploreOptions:
     reduction: bool = True
     state_caching: bool = True  # with the reduction and no bound on switches: cut at states seen before
     max_schedules: int | None = None  # stop an exhaustive search after this many (report it incomplete)
+    allow_mended: bool = False  # a reconciler's mend the scenario does not expect is reported, not failed
     progress: Callable[[Exploration], None] | None = field(default=None, compare=False)
     # Asked before each schedule: True ends the exploration there, its report marked interrupted.
     stop: Callable[[], bool] | None = field(default=None, compare=False)
@@ -55,9 +56,10 @@ class ExploreOptions:
 class _Session:
     """One scenario's seeded cloud, store and recorder, shared by all the runs of an exploration."""
 
-    def __init__(self, scenario: Scenario, bugs: Bugs) -> None:
+    def __init__(self, scenario: Scenario, bugs: Bugs, *, allow_mended: bool = False) -> None:
         self.scenario = scenario
         self.bugs = bugs
+        self.allow_mended = allow_mended
         self.recorder = Recorder()
         self.database = RecordingDatabase(self.recorder)
         self.seeded: SeededCloud | None = None
@@ -73,11 +75,13 @@ class _Session:
     def run(self, decide: Decide, crash_states: set[tuple[str, float]] | None = None,
             seen_states: int = 0, known: Callable[[int], Footprint | None] | None = None) -> ExploredRun:
         assert self.seeded is not None
-        return ExploredRun(self.seeded, self.database, self.recorder, decide, crash_states, seen_states, known)
+        return ExploredRun(self.seeded, self.database, self.recorder, decide, crash_states, seen_states, known,
+                           allow_mended=self.allow_mended)
 
     async def recover(self, played_state: DurableState, at: str) -> ScenarioResult:
         assert self.seeded is not None
-        return await RecoveryRun(self.seeded, self.database, self.recorder, played_state, at).recover()
+        return await RecoveryRun(self.seeded, self.database, self.recorder, played_state, at,
+                                 allow_mended=self.allow_mended).recover()
 
 
 async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
@@ -92,7 +96,7 @@ async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
     else:
         search = RandomWalk(runs=options.runs, seed=options.seed, max_switches=options.max_switches)
     crash_states: set[tuple[str, float]] | None = set() if options.crashes else None
-    async with _Session(scenario, bugs) as session:
+    async with _Session(scenario, bugs, allow_mended=options.allow_mended) as session:
         while search.next_schedule():
             if options.stop is not None and options.stop():
                 report.interrupted, report.complete = True, False
@@ -312,9 +316,10 @@ class Replayed:
         return not self.violations
 
 
-async def replay(scenario: Scenario, trace: Trace, bugs: tuple[str, ...] = ()) -> Replayed:
+async def replay(scenario: Scenario, trace: Trace, bugs: tuple[str, ...] = (), *,
+                 allow_mended: bool = False) -> Replayed:
     """Run exactly the schedule ``trace`` names (and its crash), and judge it as the explorer did."""
-    async with _Session(scenario, Bugs(bugs)) as session:
+    async with _Session(scenario, Bugs(bugs), allow_mended=allow_mended) as session:
         search = Replay(trace)
         search.next_schedule()
         run = session.run(search.decide)

@@ -12,6 +12,16 @@ NOT_TERMINAL = "not-terminal"  # an operation's resource still in a transient st
 OPERATION_ERROR = "operation-error"  # an operation raised something other than an API error
 DEADLOCK = "deadlock"
 LIVELOCK = "livelock"
+UNMET = "unmet-expectation"  # the scenario's own expectation of the end state does not hold
+# A reconciler mended what the scenario does not expect: the operations left it (a primary path
+# that needs the backstop is broken), or, after a crash, the recovery of the durable intents did.
+MENDED = "mended"
+UNRECOVERED = "unrecovered"
+
+
+def needed_mend(invariant: str, *, crash: bool) -> str:
+    """The finding a mend the scenario did not expect makes: ``mended:stale-vif``, ``unrecovered:...``."""
+    return f"{UNRECOVERED if crash else MENDED}:{invariant}"
 
 
 @dataclass
@@ -42,6 +52,9 @@ def findings_of(result: ScenarioResult | None, *, deadlock: str | None = None,
         violations += [(v.invariant, v.evidence) for v in result.violations]
         violations += [(NOT_TERMINAL, leftover) for leftover in result.leftovers]
         violations += [(OPERATION_ERROR, error) for error in result.errors]
+        violations += [(UNMET, unmet) for unmet in result.unmet]
+        crash = result.crashed_at is not None
+        violations += [(needed_mend(v.invariant, crash=crash), v.evidence) for v in result.unexpected_mends]
         mended += [(v.invariant, v.evidence) for v in result.mended]
     return violations, mended
 

@@ -201,14 +201,15 @@ class _FromSeeded(ScenarioRun):
     """A run on a copy of a seeded cloud, with every shared in-memory table instrumented."""
 
     def __init__(self, seeded: SeededCloud, database: Database, recorder: Recorder, state: DurableState,
-                 strategy: Any) -> None:
+                 strategy: Any, *, allow_mended: bool = False) -> None:
         self.recorder = recorder
         recorder.new_schedule()
         self._first_strategy = strategy
         world = _world(seeded.scenario, database, recorder)
         restore(state, world)
         super().__init__(seeded.scenario, database, bugs=seeded.bugs, faults=FaultPlan(), world=world,
-                         clock=RecordingClock(recorder, state.now), rng=ActorRandom("schedule"))
+                         clock=RecordingClock(recorder, state.now), rng=ActorRandom("schedule"),
+                         allow_mended=allow_mended)
         self.start = seeded.start
         self.env = Env(self.cloud, seeded.admin, names=RecordingDict(recorder, "env.name", seeded.names),
                        poll_seconds=EXPLORER_POLL_SECONDS)
@@ -255,7 +256,7 @@ class CrashPoint:
 class ExploredRun(_FromSeeded):
     def __init__(self, seeded: SeededCloud, database: Database, recorder: Recorder, decide: Decide,
                  crash_states: set[tuple[str, float]] | None = None, seen_states: int = 0,
-                 known: Callable[[int], Footprint | None] | None = None) -> None:
+                 known: Callable[[int], Footprint | None] | None = None, *, allow_mended: bool = False) -> None:
         """With ``crash_states``, capture every state a crash could leave that is not in it yet.
 
         The first ``seen_states`` states (before the first step, and so on) are the same as an
@@ -267,7 +268,7 @@ class ExploredRun(_FromSeeded):
         self.crash_points: list[CrashPoint] = []
         self._last_epoch_captured: int | None = None
         self._digest: tuple[int, str] = (-1, "")  # after how many steps, the logical digest then
-        super().__init__(seeded, database, recorder, seeded.state, self.director)
+        super().__init__(seeded, database, recorder, seeded.state, self.director, allow_mended=allow_mended)
         self.director.capture = lambda: capture(self.world, self.clock.now())
         self.director.where = self._where
 
@@ -366,7 +367,7 @@ class ExploredRun(_FromSeeded):
             scheduler.strategy = FifoStrategy()
         played.final_state = logical_digest(self.world)
         if judge:
-            played.result = await self.judge(expectations=False)
+            played.result = await self.judge()
         return played
 
 
@@ -374,8 +375,8 @@ class RecoveryRun(_FromSeeded):
     """A control plane that starts on what a crash left behind, recovers, and is judged."""
 
     def __init__(self, seeded: SeededCloud, database: Database, recorder: Recorder, state: DurableState,
-                 crashed_at: str) -> None:
-        super().__init__(seeded, database, recorder, state, FifoStrategy())
+                 crashed_at: str, *, allow_mended: bool = False) -> None:
+        super().__init__(seeded, database, recorder, state, FifoStrategy(), allow_mended=allow_mended)
         self.crashed_at = crashed_at
 
     async def recover(self) -> ScenarioResult:
