@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from tether.config import DEFAULT_DATA_DIR, DataDir
-from tether.exits import CHECK_EXITS, SERVE_EXITS, exit_codes_help
+from tether.exits import CHECK_EXITS, EXPLORE_EXITS, SERVE_EXITS, exit_codes_help
 from tether.logs import LogLevel, LogSettings
 from tether.runtime.bugs import Bug
 from tether.runtime.checkpoints import CHECKPOINTS, checkpoint_names
@@ -167,7 +167,13 @@ def _print_scenario(result) -> None:  # type: ignore[no-untyped-def]
     console.print("[green]PASSED[/green]" if result.passed else "[red]FAILED[/red]")
 
 
-@app.command()
+@app.command(help="Explore scenarios' interleavings (and crashes), printing each scenario's report as it ends.\n\n"
+             "A schedule fails on a violated invariant, an unmet expectation of the scenario, an operation's "
+             "error, a transient state left, or a reconciler's mend the scenario does not expect. With "
+             "--max-schedules or --max-seconds (each scenario's budget) a scenario stopped early is INCOMPLETE: "
+             "neither a pass nor a failure, with an exit code of its own. Ctrl-C stops after the schedules "
+             "running and prints what was found; a second Ctrl-C stops at once.\n\n"
+             + exit_codes_help(EXPLORE_EXITS))
 def explore(
     scenarios: Annotated[list[str] | None, typer.Argument(help="Built-in scenarios, or `all` for every one.",
                                                           metavar="SCENARIO|all")] = None,
@@ -187,27 +193,26 @@ def explore(
     jobs: Annotated[int, typer.Option("--jobs", metavar="J", help="Explore J scenarios at once, "
                                       "each in a process of its own.")] = 1,
     allow_mended: Annotated[bool, typer.Option("--allow-mended", help=ALLOW_MENDED_HELP)] = False,
+    max_schedules: Annotated[int | None, typer.Option("--max-schedules", metavar="N", help="Stop each "
+                                                      "scenario after N schedules (then INCOMPLETE).")] = None,
+    max_seconds: Annotated[float | None, typer.Option("--max-seconds", metavar="S", help="Stop each scenario "
+                                                      "after S seconds, mid-schedule if need be (then "
+                                                      "INCOMPLETE).")] = None,
 ) -> None:
-    """Explore scenarios' interleavings (and crashes), printing each scenario's report as it ends.
-
-    Exit 0 when nothing is violated, 3 otherwise. Ctrl-C stops after the schedules running, prints what
-    was found and exits 130; a second Ctrl-C stops at once.
-    """
     from tether.runtime.bugs import Bugs, UnknownBug
-    from tether.sim.explore.command import INTERRUPTED, ExploreRequest, ExploreUsageError, run_request
+    from tether.sim.explore.command import ExploreRequest, ExploreUsageError, run_request
 
     bugs = tuple(emulate_bug or ())
     try:
         Bugs(bugs)
         request = ExploreRequest.of(scenarios or (), every=every, exhaustive=exhaustive, random_runs=random_runs,
                                     seed=seed, max_switches=max_switches, crashes=crashes, bugs=bugs,
-                                    replay=replay_trace, jobs=jobs, allow_mended=allow_mended)
+                                    replay=replay_trace, jobs=jobs, allow_mended=allow_mended,
+                                    max_schedules=max_schedules, max_seconds=max_seconds)
         outcome = run_request(request, as_json=as_json, out=_console(), err=_console(stderr=True))
     except (UnknownBug, ExploreUsageError) as error:
         _fail(error)
-    if outcome.interrupted:
-        raise typer.Exit(INTERRUPTED)
-    raise typer.Exit(VIOLATIONS_FOUND if outcome.violated else 0)
+    raise typer.Exit(outcome.exit_code)
 
 
 @app.command(help="Run a whole OpenStack-compatible cloud in this process.\n\n" + exit_codes_help(SERVE_EXITS))

@@ -12,6 +12,7 @@ captured at that point) or because it would only repeat an equivalent one.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Coroutine, Hashable
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,7 @@ from tether.store.database import Database
 
 CRASH = "!crash"  # a decision: the control plane dies here
 STOP = "!stop"  # a decision: nothing new lies beyond this point
+OUT_OF_TIME = "!out-of-time"  # how a schedule ends when the exploration's time budget runs out in it
 STEP_LIMIT = 2000  # a schedule this long is going round in circles
 # Waiting users and builds wake on notifications; a look every few seconds besides is one
 # more step to interleave with every write it could see, and every service notifies on change.
@@ -110,10 +112,12 @@ class Director:
     """The strategy of an explored schedule: asks ``decide`` and files each step's footprint."""
 
     def __init__(self, decide: Decide, recorder: Recorder, on_node: Callable[[int], None] | None,
-                 known: Callable[[int], Footprint | None] | None = None) -> None:
+                 known: Callable[[int], Footprint | None] | None = None, deadline: float | None = None) -> None:
         """``on_node`` is told of each state between two steps, before the choice is made; ``known``
-        gives the footprint of a step an earlier schedule took from the same state, if any."""
+        gives the footprint of a step an earlier schedule took from the same state, if any. Past
+        ``deadline`` (``time.perf_counter``) the schedule ends before its next step, unjudged."""
         self.decide = decide
+        self.deadline = deadline
         self.known = known
         self.recorder = recorder
         self.on_node = on_node
@@ -137,6 +141,9 @@ class Director:
         names = tuple(sorted(actor.name for actor in ready))
         if len(self.moves) >= STEP_LIMIT:
             self.ended = "step-limit"
+            return None
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            self.ended = OUT_OF_TIME  # a schedule that runs on and on must not hold the budget up
             return None
         choice = self.decide(len(self.moves), names, self.moves)
         if choice == CRASH and self.capture is not None:
@@ -256,13 +263,15 @@ class CrashPoint:
 class ExploredRun(_FromSeeded):
     def __init__(self, seeded: SeededCloud, database: Database, recorder: Recorder, decide: Decide,
                  crash_states: set[tuple[str, float]] | None = None, seen_states: int = 0,
-                 known: Callable[[int], Footprint | None] | None = None, *, allow_mended: bool = False) -> None:
+                 known: Callable[[int], Footprint | None] | None = None, *, allow_mended: bool = False,
+                 deadline: float | None = None) -> None:
         """With ``crash_states``, capture every state a crash could leave that is not in it yet.
 
         The first ``seen_states`` states (before the first step, and so on) are the same as an
         earlier schedule's, whose crash states are in ``crash_states`` already: they are not read.
         """
-        self.director = Director(decide, recorder, self._node if crash_states is not None else None, known)
+        self.director = Director(decide, recorder, self._node if crash_states is not None else None, known,
+                                 deadline)
         self.crash_states = crash_states
         self.seen_states = seen_states
         self.crash_points: list[CrashPoint] = []
