@@ -90,7 +90,7 @@ class _Session:
     async def __aexit__(self, *exc: object) -> None:
         await self.database.dispose()
 
-    def run(self, decide: Decide, crash_states: set[tuple[str, float]] | None = None,
+    def run(self, decide: Decide, crash_states: set[tuple[str, float, frozenset[str]]] | None = None,
             seen_states: int = 0, known: Callable[[int], Footprint | None] | None = None,
             deadline: float | None = None) -> ExploredRun:
         assert self.seeded is not None
@@ -114,7 +114,7 @@ async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
                                                  state_caching=options.state_caching)
     else:
         search = RandomWalk(runs=options.runs, seed=options.seed, max_switches=options.max_switches)
-    crash_states: set[tuple[str, float]] | None = set() if options.crashes else None
+    crash_states: set[tuple[str, float, frozenset[str]]] | None = set() if options.crashes else None
     deadline = None if options.max_seconds is None else started + options.max_seconds
     async with _Session(scenario, bugs, allow_mended=options.allow_mended) as session:
         await _search(session, search, report, options, crash_states, deadline)
@@ -123,7 +123,7 @@ async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
 
 
 async def _search(session: _Session, search: DepthFirst | RandomWalk, report: Exploration, options: ExploreOptions,
-                  crash_states: set[tuple[str, float]] | None, deadline: float | None) -> None:
+                  crash_states: set[tuple[str, float, frozenset[str]]] | None, deadline: float | None) -> None:
     def out_of_time() -> bool:
         return deadline is not None and time.perf_counter() >= deadline
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Coroutine, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tether.cloud import Cloud, World
@@ -186,6 +186,7 @@ class SeededCloud:
     names: dict[str, str]
     admin: RequestContext
     start: float
+    user_made: dict[str, str]
 
     @classmethod
     async def build(cls, scenario: Scenario, bugs: Bugs, database: Database) -> SeededCloud:
@@ -196,7 +197,8 @@ class SeededCloud:
         assert run.env is not None
         if run.crashed_at or run.errors:
             raise RuntimeError(f"scenario {scenario.name} could not be prepared: {run.errors or run.crashed_at}")
-        return cls(scenario, bugs, capture(world, run.clock.now()), dict(run.env.names), run.env.admin, run.start)
+        return cls(scenario, bugs, capture(world, run.clock.now()), dict(run.env.names), run.env.admin, run.start,
+                   dict(run.env.user_made))
 
 
 def _world(scenario: Scenario, database: Database, recorder: Recorder) -> World:
@@ -219,7 +221,8 @@ class _FromSeeded(ScenarioRun):
                          allow_mended=allow_mended)
         self.start = seeded.start
         self.env = Env(self.cloud, seeded.admin, names=RecordingDict(recorder, "env.name", seeded.names),
-                       poll_seconds=EXPLORER_POLL_SECONDS)
+                       poll_seconds=EXPLORER_POLL_SECONDS, user_made=dict(seeded.user_made),
+                       deleted_on_request=set(state.requested))
         self.mend_when_clean = False
 
     def _incarnation(self, faults: FaultPlan) -> Cloud:
@@ -262,7 +265,7 @@ class CrashPoint:
 
 class ExploredRun(_FromSeeded):
     def __init__(self, seeded: SeededCloud, database: Database, recorder: Recorder, decide: Decide,
-                 crash_states: set[tuple[str, float]] | None = None, seen_states: int = 0,
+                 crash_states: set[tuple[str, float, frozenset[str]]] | None = None, seen_states: int = 0,
                  known: Callable[[int], Footprint | None] | None = None, *, allow_mended: bool = False,
                  deadline: float | None = None) -> None:
         """With ``crash_states``, capture every state a crash could leave that is not in it yet.
@@ -278,7 +281,7 @@ class ExploredRun(_FromSeeded):
         self._last_epoch_captured: int | None = None
         self._digest: tuple[int, str] = (-1, "")  # after how many steps, the logical digest then
         super().__init__(seeded, database, recorder, seeded.state, self.director, allow_mended=allow_mended)
-        self.director.capture = lambda: capture(self.world, self.clock.now())
+        self.director.capture = self._capture
         self.director.where = self._where
 
     def _node(self, index: int) -> None:
@@ -291,11 +294,16 @@ class ExploredRun(_FromSeeded):
         if index > 0 and not moves[-1].footprint.durable and epoch == self._last_epoch_captured:
             return  # nothing a crash keeps has changed since the last capture
         self._last_epoch_captured = epoch
-        key = (self._logical_digest(), self.clock.now())
+        assert self.env is not None
+        key = (self._logical_digest(), self.clock.now(), frozenset(self.env.deleted_on_request))
         if key in self.crash_states:
             return
         self.crash_states.add(key)
-        self.crash_points.append(CrashPoint(index, self._where(), capture(self.world, self.clock.now())))
+        self.crash_points.append(CrashPoint(index, self._where(), self._capture()))
+
+    def _capture(self) -> DurableState:
+        assert self.env is not None
+        return replace(capture(self.world, self.clock.now()), requested=frozenset(self.env.deleted_on_request))
 
     def state_key(self) -> tuple[Hashable, int]:
         """Everything the rest of this schedule depends on, as a digest; and the clock's epoch.
@@ -320,6 +328,7 @@ class ExploredRun(_FromSeeded):
             sorted((label(owner), repr(slots)) for owner, slots in locks._by_owner.items()),
             sorted((node, label(token)) for node, token in dict.items(self.cloud.baremetal.jobs.tokens)),
             sorted(dict.items(self.env.names)), sorted(self.env.outcomes.items()), list(self.errors),
+            sorted(self.env.user_made.items()), sorted(self.env.deleted_on_request),
             sorted(scheduler._names.items()), repr(sorted(self.world.hardware._failures.items())),
         )
         text = repr((self._logical_digest(), self.clock.now(), actors, memory))

@@ -20,7 +20,7 @@ from sqlalchemy.engine import make_url
 
 from tether.audit.local import collect
 from tether.cloud import Cloud, World
-from tether.domain.invariants import Violation, check_all, transient_leftovers
+from tether.domain.invariants import Snapshot, Violation, check_all, transient_leftovers
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.reconcile.runner import mend
@@ -161,6 +161,8 @@ class ScenarioRun:
         """Seed the demo cloud and run the scenario's preparation."""
         seeded = await self._value(self._seed())
         self.env = Env(self.cloud, seeded.admin, names=dict(seeded.names))
+        # the demo cloud's network and image are the admin user's own
+        self.env.user_made.update({seeded.names["private"]: "network", seeded.names["cirros"]: "image"})
         # The user's rules apply from here on; the seed's own timing only to the timeline.
         self.cloud.rt.faults = self.faults
         if self.scenario.prepare is not None:
@@ -183,11 +185,11 @@ class ScenarioRun:
         """Check the invariants on what the operations left, let the reconcilers settle, check again."""
         assert self.env is not None
         scenario = self.scenario
-        left_snapshot = await self._value(collect(self.cloud))
+        left_snapshot = await self._collect()
         left = check_all(left_snapshot)
         if left or self.mend_when_clean:
             mended = await self._reconcile()
-            final = await self._value(collect(self.cloud))
+            final = await self._collect()
         else:  # the reconcilers act only on violations, so there is nothing for them to do
             mended, final = [], left_snapshot
         violations = check_all(final)
@@ -206,6 +208,14 @@ class ScenarioRun:
         return ScenarioResult(scenario.name, passed, violations, left, mended, unmet, leftovers, steps,
                               self.crashed_at, self.errors, self.trace, unexpected)
 
+    async def _collect(self) -> Snapshot:
+        """The whole system as it is, with the users' history the invariants judge it against."""
+        assert self.env is not None
+        snapshot = await self._value(collect(self.cloud))
+        snapshot.user_made = dict(self.env.user_made)
+        snapshot.deleted_on_request = set(self.env.deleted_on_request)
+        return snapshot
+
     async def _seed(self) -> Any:
         seeded = await seed_demo_cloud(self.cloud, self.scenario.shape)
         await wait_for_nodes(self.cloud, seeded)
@@ -220,7 +230,7 @@ class ScenarioRun:
     async def _reconcile(self) -> list[Violation]:
         mended: list[Violation] = []
         for _ in range(MAX_RECONCILE_PASSES):
-            found = check_all(await self._value(collect(self.cloud)))
+            found = check_all(await self._collect())
             result = await self._value(mend(self.cloud, found))
             self.errors += [f"reconciler on {v.invariant}: {why}" for v, why in result.failed]
             mended += result.mended
