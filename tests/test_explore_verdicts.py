@@ -9,6 +9,10 @@ scenario run turn red, and that ``allow_mended`` is what lets it pass.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 import tether.cloud
@@ -133,3 +137,22 @@ async def test_a_mend_the_scenario_declares_does_not_fail_it() -> None:
     only_after_crash = ExpectedMend("zombie-interface", "recovery does not look at devices", after_crash_only=True)
     not_without_a_crash = await explore(_drifted_guest((only_after_crash,)), ExploreOptions())
     assert set(not_without_a_crash.violations) == {"mended:zombie-interface"}
+
+
+def _tether_with_the_mistake(*args: str) -> subprocess.CompletedProcess[str]:
+    """`tether ARGS` in a process where the zombie step's reconciler is left on (the planted mistake)."""
+    plant = ("import tether.emulation.zombie_interface_on_attach_race as z; z.SILENCED = frozenset(); "
+             "from tether.cli import app; app(prog_name='tether')")
+    return subprocess.run([sys.executable, "-c", plant, *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "NO_COLOR": "1"})
+
+
+@pytest.mark.parametrize("command", [("scenario", "run"), ("explore",)])
+def test_the_cli_fails_on_a_mend_and_allow_mended_lets_it_pass(command: tuple[str, ...]) -> None:
+    args = (*command, "port-deleted-during-attach", "--emulate-bug", ZOMBIE)
+    failed = _tether_with_the_mistake(*args)
+    assert failed.returncode == 3, (failed.stdout, failed.stderr)
+    assert "MENDED" in failed.stdout or "mended:zombie-interface" in failed.stdout, failed.stdout
+    allowed = _tether_with_the_mistake(*args, "--allow-mended")
+    assert allowed.returncode == 0, (allowed.stdout, allowed.stderr)
+    assert "zombie-interface" in allowed.stdout
