@@ -196,8 +196,8 @@ def explore(
     max_schedules: Annotated[int | None, typer.Option("--max-schedules", metavar="N", help="Stop each "
                                                       "scenario after N schedules (then INCOMPLETE).")] = None,
     max_seconds: Annotated[float | None, typer.Option("--max-seconds", metavar="S", help="Stop each scenario "
-                                                      "after S seconds, mid-schedule if need be (then "
-                                                      "INCOMPLETE).")] = None,
+                                                      "S seconds after its cloud is seeded, mid-schedule "
+                                                      "if need be (then INCOMPLETE).")] = None,
 ) -> None:
     from tether.runtime.bugs import Bugs, UnknownBug
     from tether.sim.explore.command import ExploreRequest, ExploreUsageError, run_request

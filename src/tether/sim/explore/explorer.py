@@ -65,7 +65,7 @@ class ExploreOptions:
     state_caching: bool = True  # with the reduction and no bound on switches: cut at states seen before
     max_schedules: int | None = None  # stop an exhaustive search after this many (report it incomplete)
     allow_mended: bool = False  # a reconciler's mend the scenario does not expect is reported, not failed
-    max_seconds: float | None = None  # stop a search after this long, in the middle of a schedule if need be
+    max_seconds: float | None = None  # stop a search (seeding not counted) after this long, mid-schedule if need be
     progress: Callable[[Exploration], None] | None = field(default=None, compare=False)
     # Asked before each schedule: True ends the exploration there, its report marked interrupted.
     stop: Callable[[], bool] | None = field(default=None, compare=False)
@@ -115,8 +115,9 @@ async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
     else:
         search = RandomWalk(runs=options.runs, seed=options.seed, max_switches=options.max_switches)
     crash_states: set[tuple[str, float, frozenset[str]]] | None = set() if options.crashes else None
-    deadline = None if options.max_seconds is None else started + options.max_seconds
     async with _Session(scenario, bugs, allow_mended=options.allow_mended) as session:
+        # the budget is the search's: seeding the cloud once takes what it takes
+        deadline = None if options.max_seconds is None else time.perf_counter() + options.max_seconds
         await _search(session, search, report, options, crash_states, deadline)
     report.seconds = time.perf_counter() - started
     return report
