@@ -294,16 +294,22 @@ class ExploredRun(_FromSeeded):
         if index > 0 and not moves[-1].footprint.durable and epoch == self._last_epoch_captured:
             return  # nothing a crash keeps has changed since the last capture
         self._last_epoch_captured = epoch
-        assert self.env is not None
-        key = (self._logical_digest(), self.clock.now(), frozenset(self.env.deleted_on_request))
+        key = (self._logical_digest(), self.clock.now(), self._requested())
         if key in self.crash_states:
             return
         self.crash_states.add(key)
         self.crash_points.append(CrashPoint(index, self._where(), self._capture()))
 
     def _capture(self) -> DurableState:
+        return replace(capture(self.world, self.clock.now()), requested=self._requested())
+
+    def _requested(self) -> frozenset[str]:
+        """The deletes users asked for that the invariants judge by: of what users made, no more.
+
+        A request to delete anything else (a server's own ports) changes no verdict, and telling
+        states apart by it would only explore them twice."""
         assert self.env is not None
-        return replace(capture(self.world, self.clock.now()), requested=frozenset(self.env.deleted_on_request))
+        return frozenset(self.env.deleted_on_request.intersection(self.env.user_made))
 
     def state_key(self) -> tuple[Hashable, int]:
         """Everything the rest of this schedule depends on, as a digest; and the clock's epoch.
@@ -328,7 +334,7 @@ class ExploredRun(_FromSeeded):
             sorted((label(owner), repr(slots)) for owner, slots in locks._by_owner.items()),
             sorted((node, label(token)) for node, token in dict.items(self.cloud.baremetal.jobs.tokens)),
             sorted(dict.items(self.env.names)), sorted(self.env.outcomes.items()), list(self.errors),
-            sorted(self.env.user_made.items()), sorted(self.env.deleted_on_request),
+            sorted(self.env.user_made.items()), sorted(self._requested()),
             sorted(scheduler._names.items()), repr(sorted(self.world.hardware._failures.items())),
         )
         text = repr((self._logical_digest(), self.clock.now(), actors, memory))
