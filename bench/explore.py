@@ -10,7 +10,9 @@ the wall time, and the sum of the scenarios' own times. Scenarios run in
     python bench/explore.py [--no-crashes] [--max-switches K] [--max-schedules N] [--jobs J] [--scenario NAME]...
 
 With --max-schedules a scenario stops after N schedules and its line says
-"incomplete"; the totals then say so too.
+"incomplete"; the totals then say so too. A scenario whose schedule fails for
+any reason (an invariant, an unmet expectation, a mend it does not expect)
+is listed under the totals.
 """
 
 from __future__ import annotations

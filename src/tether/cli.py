@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from tether.config import DEFAULT_DATA_DIR, DataDir
-from tether.exits import CHECK_EXITS, SERVE_EXITS, Failure, exit_codes_help
+from tether.exits import CHECK_EXITS, EXPLORE_EXITS, SERVE_EXITS, Failure, exit_codes_help
 from tether.logs import LogLevel, LogSettings
 from tether.runtime.bugs import Bug
 from tether.runtime.checkpoints import CHECKPOINTS, checkpoint_names
@@ -31,6 +31,8 @@ app.add_typer(bugs_app, name="bugs")
 app.add_typer(scenario_app, name="scenario")
 
 VIOLATIONS_FOUND = 3
+ALLOW_MENDED_HELP = ("Report a reconciler's mend that the scenario does not expect without failing on it "
+                     "(for exploring your own changes; off by default).")
 
 
 # rich is imported when something is printed with it: `tether serve` prints nothing through it
@@ -108,8 +110,14 @@ def scenario_run(
     fault: Annotated[list[str] | None, typer.Option("--fault", help="POINT=ACTION[*N]")] = None,
     db: Annotated[str | None, typer.Option("--db", help="sqlite:///path or postgresql://user@host:port/db")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+    allow_mended: Annotated[bool, typer.Option("--allow-mended", help=ALLOW_MENDED_HELP)] = False,
 ) -> None:
-    """Run a scenario on a fresh store; exit 0 when it passes, 3 when it does not."""
+    """Run a scenario on a fresh store; exit 0 when it passes, 3 when it does not.
+
+    It fails when an invariant is violated, an expectation of the scenario is unmet, an operation
+    errs, something is left in a transient state, or a reconciler had to mend what the scenario
+    does not declare (after a crash: what the recovery should have restored).
+    """
     from tether.domain.errors import TetherError
     from tether.runtime.bugs import UnknownBug
     from tether.runtime.faults import FaultRuleError
@@ -121,7 +129,8 @@ def scenario_run(
     if scenario is None:
         raise typer.BadParameter(f"unknown scenario {name!r}; `tether scenario list` prints them", param_hint="NAME")
     try:
-        result = asyncio.run(run_scenario(scenario, bugs=emulate_bug or (), faults=fault or (), db_url=db))
+        result = asyncio.run(run_scenario(scenario, bugs=emulate_bug or (), faults=fault or (), db_url=db,
+                                          allow_mended=allow_mended))
     except (UnknownBug, FaultRuleError, DatabaseUrlError) as error:
         raise typer.BadParameter(str(error)) from None
     except (*_store_errors(), TetherError) as error:
@@ -141,7 +150,12 @@ def _print_scenario(result) -> None:  # type: ignore[no-untyped-def]
     if result.crashed_at:
         console.print(f"[yellow]crashed at {result.crashed_at}; recovered on restart[/yellow]")
     for violation in result.mended:
-        console.print(f"[yellow]mended by a reconciler[/yellow] {violation.invariant}: {violation.evidence}")
+        if violation in result.unexpected_mends:
+            who = "the recovery left it" if result.crashed_at else "the operations left it"
+            console.print(f"[red]MENDED[/red] by a reconciler ({who}, the scenario does not expect it) "
+                          f"{violation.invariant}: {violation.evidence}")
+        else:
+            console.print(f"[yellow]mended by a reconciler[/yellow] {violation.invariant}: {violation.evidence}")
     for violation in result.violations:
         console.print(f"[red]VIOLATION[/red] {violation.invariant}: {violation.evidence}")
     for unmet in result.unmet:
@@ -153,7 +167,13 @@ def _print_scenario(result) -> None:  # type: ignore[no-untyped-def]
     console.print("[green]PASSED[/green]" if result.passed else "[red]FAILED[/red]")
 
 
-@app.command()
+@app.command(help="Explore scenarios' interleavings (and crashes), printing each scenario's report as it ends.\n\n"
+             "A schedule fails on a violated invariant, an unmet expectation of the scenario, an operation's "
+             "error, a transient state left, or a reconciler's mend the scenario does not expect. With "
+             "--max-schedules or --max-seconds (each scenario's budget) a scenario stopped early is INCOMPLETE: "
+             "neither a pass nor a failure, with an exit code of its own. Ctrl-C stops after the schedules "
+             "running and prints what was found; a second Ctrl-C stops at once.\n\n"
+             + exit_codes_help(EXPLORE_EXITS))
 def explore(
     scenarios: Annotated[list[str] | None, typer.Argument(help="Built-in scenarios, or `all` for every one.",
                                                           metavar="SCENARIO|all")] = None,
@@ -172,27 +192,27 @@ def explore(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object, at the end.")] = False,
     jobs: Annotated[int, typer.Option("--jobs", metavar="J", help="Explore J scenarios at once, "
                                       "each in a process of its own.")] = 1,
+    allow_mended: Annotated[bool, typer.Option("--allow-mended", help=ALLOW_MENDED_HELP)] = False,
+    max_schedules: Annotated[int | None, typer.Option("--max-schedules", metavar="N", help="Stop each "
+                                                      "scenario after N schedules (then INCOMPLETE).")] = None,
+    max_seconds: Annotated[float | None, typer.Option("--max-seconds", metavar="S", help="Stop each scenario "
+                                                      "S seconds after its cloud is seeded, mid-schedule "
+                                                      "if need be (then INCOMPLETE).")] = None,
 ) -> None:
-    """Explore scenarios' interleavings (and crashes), printing each scenario's report as it ends.
-
-    Exit 0 when nothing is violated, 3 otherwise. Ctrl-C stops after the schedules running, prints what
-    was found and exits 130; a second Ctrl-C stops at once.
-    """
     from tether.runtime.bugs import Bugs, UnknownBug
-    from tether.sim.explore.command import INTERRUPTED, ExploreRequest, ExploreUsageError, run_request
+    from tether.sim.explore.command import ExploreRequest, ExploreUsageError, run_request
 
     bugs = tuple(emulate_bug or ())
     try:
         Bugs(bugs)
         request = ExploreRequest.of(scenarios or (), every=every, exhaustive=exhaustive, random_runs=random_runs,
                                     seed=seed, max_switches=max_switches, crashes=crashes, bugs=bugs,
-                                    replay=replay_trace, jobs=jobs)
+                                    replay=replay_trace, jobs=jobs, allow_mended=allow_mended,
+                                    max_schedules=max_schedules, max_seconds=max_seconds)
         outcome = run_request(request, as_json=as_json, out=_console(), err=_console(stderr=True))
     except (UnknownBug, ExploreUsageError) as error:
         _fail(error)
-    if outcome.interrupted:
-        raise typer.Exit(INTERRUPTED)
-    raise typer.Exit(VIOLATIONS_FOUND if outcome.violated else 0)
+    raise typer.Exit(outcome.exit_code)
 
 
 @app.command(help="Run a whole OpenStack-compatible cloud in this process.\n\n" + exit_codes_help(SERVE_EXITS))

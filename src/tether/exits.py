@@ -14,6 +14,7 @@ class ExitCode(IntEnum):
     OK = 0
     USAGE = 2  # click's own code for a wrong option
     VIOLATIONS = 3
+    INCOMPLETE = 4  # a budget stopped the search: neither a pass nor a failure
     CORRUPT_DATABASE = 65  # EX_DATAERR
     NOT_TETHERS = 66  # EX_NOINPUT
     DATABASE_UNREACHABLE = 69  # EX_UNAVAILABLE
@@ -55,6 +56,15 @@ CHECK_EXITS = {
     ExitCode.SCHEMA_TOO_NEW: "the database was upgraded by a newer Tether: upgrade Tether",
     ExitCode.SCHEMA_TOO_OLD: "the database needs the upgrade the next `tether serve` makes",
 }
+INTERRUPTED = 130  # what a shell reports for a process that Ctrl-C (SIGINT, 2) stopped: 128 + 2
+EXPLORE_EXITS = {
+    ExitCode.OK: "every scenario explored in full, nothing violated",
+    ExitCode.USAGE: "an option is wrong, or a trace does not replay",
+    ExitCode.VIOLATIONS: "a schedule failed: an invariant, an expectation, a mend",
+    ExitCode.INCOMPLETE: "nothing violated, but a budget stopped a scenario early",
+    ExitCode.INTERNAL: "a scenario could not be explored (a bug in Tether)",
+    INTERRUPTED: "stopped by Ctrl-C (what finished is printed)",
+}
 
 
 class Failure(Exception):
@@ -65,10 +75,10 @@ class Failure(Exception):
         self.code = code
 
 
-def exit_codes_help(codes: dict[ExitCode, str]) -> str:
+def exit_codes_help(codes: dict[ExitCode, str] | dict[int, str]) -> str:
     """The codes as a block of help text (click's \\b keeps its lines as they are)."""
     rows = "\n".join(f"{int(code):>3}  {meaning}" for code, meaning in codes.items())
     return f"\b\nExit codes:\n{rows}"
 
 
-__all__ = ["CHECK_EXITS", "SERVE_EXITS", "ExitCode", "Failure", "exit_codes_help"]
+__all__ = ["CHECK_EXITS", "EXPLORE_EXITS", "INTERRUPTED", "SERVE_EXITS", "ExitCode", "Failure", "exit_codes_help"]

@@ -29,6 +29,8 @@ async def collect(cloud: Cloud) -> Snapshot:
             portgroups=await repos.portgroups.find(conn),
             orchestration_ports=await ports_stacks_list(conn),
             stacks=await repos.stacks.find(conn, deleted_at=None),
+            network_ids={network.id for network in await repos.networks.find(conn)},
+            image_ids={image.id for image in await repos.images.find(conn) if image.status != "deleted"},
         )
     snapshot.guest_devices = cloud.world.hypervisor.interfaces()
     return snapshot

@@ -15,7 +15,14 @@ from tether.domain import baremetal_states as bms
 from tether.domain import compute_states as vm
 from tether.domain.baremetal import Node, NodePort, Portgroup
 from tether.domain.compute import GuestInterface, Instance, VifEntry
-from tether.domain.network import COMPUTE_OWNER_PREFIX, CREATED_BY_COMPUTE, CREATED_BY_ORCHESTRATION, IpAllocation, Port
+from tether.domain.network import (
+    COMPUTE_OWNER_PREFIX,
+    CREATED_BY_COMPUTE,
+    CREATED_BY_ORCHESTRATION,
+    CREATED_BY_USER,
+    IpAllocation,
+    Port,
+)
 from tether.domain.orchestration.stack_states import is_in_progress
 from tether.domain.orchestration.stacks import Stack
 
@@ -35,6 +42,12 @@ class Snapshot:
     orchestration_ports: dict[str, str] = field(default_factory=dict)
     # The stacks that are not deleted.
     stacks: list[Stack] = field(default_factory=list)
+    network_ids: set[str] = field(default_factory=set)
+    image_ids: set[str] = field(default_factory=set)  # images not deleted
+    # Where the history of the users' requests is known (the scenarios and the explorer record it):
+    # what they created, by id ("port", "network", "image", "keypair"), and what they asked to delete.
+    user_made: dict[str, str] = field(default_factory=dict)
+    deleted_on_request: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -244,6 +257,27 @@ def ip_allocation(snap: Snapshot) -> list[Violation]:
     return out
 
 
+def user_resources_kept(snap: Snapshot) -> list[Violation]:
+    """Nothing a user created is deleted but at a user's request; a port a user brought to a server
+    comes back unbound once the server is gone, ready to be used again (rule 2, seed 001)."""
+    index = _Index(snap)
+    present = {"port": set(index.ports), "network": snap.network_ids, "image": snap.image_ids}
+    out = []
+    for ident, kind in sorted(snap.user_made.items()):
+        if kind in present and ident not in present[kind] and ident not in snap.deleted_on_request:
+            out.append(Violation("user-resources-kept", {kind: ident},
+                                 f"{kind} {ident} was created by a user and is gone, though no user asked "
+                                 "to delete it"))
+    for port in snap.ports:
+        if port.created_by != CREATED_BY_USER or not port.device_owner.startswith(COMPUTE_OWNER_PREFIX):
+            continue
+        if index.live(port.device_id) is None:
+            out.append(Violation("user-resources-kept", {"port": port.id, "instance": port.device_id},
+                                 f"port {port.id}, which a user brought, is still bound to instance "
+                                 f"{port.device_id or '(none)'}, which is gone: it cannot be used again"))
+    return out
+
+
 INVARIANTS: dict[str, Callable[[Snapshot], list[Violation]]] = {
     "stale-vif": stale_vif,
     "orphan-port": orphan_port,
@@ -252,6 +286,7 @@ INVARIANTS: dict[str, Callable[[Snapshot], list[Violation]]] = {
     "zombie-interface": zombie_interface,
     "association": association,
     "ip-allocation": ip_allocation,
+    "user-resources-kept": user_resources_kept,
 }
 
 

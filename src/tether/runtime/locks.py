@@ -14,15 +14,42 @@ implementation (advisory locks) behind the same interface.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Hashable
+from collections.abc import AsyncIterator, Hashable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Protocol
 
 ORDER = ("stack", "instance", "node", "port")
+_RANK = {kind: rank for rank, kind in enumerate(ORDER)}
+
+Slot = tuple[str, str]  # (kind, key)
 
 
-class LockOrderViolation(RuntimeError):
-    pass
+class LockError(RuntimeError):
+    """A lock used against its rules: a programming error, never a condition to handle."""
+
+
+class LockOrderViolation(LockError):
+    """A lock asked for while holding one that comes later in ``ORDER`` (rule 4)."""
+
+    def __init__(self, held: Slot, wanted: Slot) -> None:
+        self.held, self.wanted = held, wanted
+        super().__init__(f"{wanted[0]} lock {wanted[1]} taken while holding {held[0]} lock {held[1]}: "
+                         f"locks are taken in the order {' -> '.join(ORDER)}")
+
+
+class LockMisuse(LockError):
+    """A lock taken twice by its holder, or released by an actor that does not hold it."""
+
+
+def check_order(held: Iterable[Slot], wanted: Slot) -> None:
+    """Refuse ``wanted`` if a lock in ``held`` comes later in ``ORDER``: one comparison per lock held.
+
+    Every implementation of ``Locks`` calls it before it takes or waits for a lock.
+    """
+    rank = _RANK[wanted[0]]  # a kind outside ORDER is a KeyError: every lock has its place
+    for slot in held:
+        if _RANK[slot[0]] > rank:
+            raise LockOrderViolation(slot, wanted)
 
 
 class Locks(Protocol):
@@ -31,9 +58,13 @@ class Locks(Protocol):
     def holder(self, kind: str, key: str) -> object | None: ...
 
     async def acquire(self, kind: str, key: str, timeout: float | None = None) -> bool:
-        """Take the lock, waiting at most ``timeout`` seconds (forever if None); False if not taken."""
+        """Take the lock, waiting at most ``timeout`` seconds (forever if None); False if not taken.
 
-    def try_acquire(self, kind: str, key: str) -> bool: ...
+        Raises ``LockOrderViolation`` if the caller holds a lock of a kind later in ``ORDER``.
+        """
+
+    def try_acquire(self, kind: str, key: str) -> bool:
+        """Take the lock if it is free; ``LockOrderViolation`` as ``acquire``."""
 
     def release(self, kind: str, key: str) -> None: ...
 
@@ -68,14 +99,10 @@ class MemoryLocks:
     async def acquire(self, kind: str, key: str, timeout: float | None = None) -> bool:
         signals = self._signals
         owner = signals.owner()
-        mine = self._by_owner.get(owner, [])
-        rank = ORDER.index(kind)
-        for held_kind, _ in mine:
-            if ORDER.index(held_kind) > rank:
-                raise LockOrderViolation(f"{kind} lock {key} taken while holding a {held_kind} lock")
         slot = (kind, key)
+        self._check_order(owner, slot)
         if self._held.get(slot) is owner:
-            raise LockOrderViolation(f"{kind} lock {key} is not re-entrant")
+            raise LockMisuse(f"{kind} lock {key} is not re-entrant")
         deadline = None if timeout is None else signals.now() + timeout
         while slot in self._held:
             remaining = None if deadline is None else deadline - signals.now()
@@ -88,9 +115,10 @@ class MemoryLocks:
 
     def try_acquire(self, kind: str, key: str) -> bool:
         slot = (kind, key)
+        owner = self._signals.owner()
+        self._check_order(owner, slot)
         if slot in self._held:
             return False
-        owner = self._signals.owner()
         self._held[slot] = owner
         self._by_owner.setdefault(owner, []).append(slot)
         return True
@@ -98,7 +126,7 @@ class MemoryLocks:
     def release(self, kind: str, key: str) -> None:
         slot = (kind, key)
         if slot in self._held and self._held[slot] is not self._signals.owner():
-            raise LockOrderViolation(f"{kind} lock {key} released by an actor that does not hold it")
+            raise LockMisuse(f"{kind} lock {key} released by an actor that does not hold it")
         owner = self._held.pop(slot, None)
         if owner is not None:
             slots = self._by_owner.get(owner, [])
@@ -107,6 +135,9 @@ class MemoryLocks:
             if not slots:
                 self._by_owner.pop(owner, None)
         self._signals.notify(("lock", kind, key))
+
+    def _check_order(self, owner: object, wanted: Slot) -> None:
+        check_order(self._by_owner.get(owner, ()), wanted)
 
     @asynccontextmanager
     async def hold(self, kind: str, key: str) -> AsyncIterator[None]:

@@ -18,15 +18,23 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from tether.exits import INTERRUPTED, ExitCode
 from tether.sim.explore.explorer import ExploreOptions, Replayed, explore_many, replay, runs_here
 from tether.sim.explore.progress import Board, ProgressBar
-from tether.sim.explore.report import Exploration, Finding
+from tether.sim.explore.report import (
+    ERROR,
+    INCOMPLETE,
+    PASSED,
+    VIOLATED,
+    Exploration,
+    Finding,
+    needed_mend,
+)
 from tether.sim.explore.schedule import ScheduleDiverged
 from tether.sim.explore.trace import CRASH_WORD, Trace, TraceError
 from tether.sim.scenarios.model import Scenario
 
 ALL = "all"
-INTERRUPTED = 130  # what a shell reports for a process that Ctrl-C (SIGINT, 2) stopped: 128 + 2
 
 
 class ExploreUsageError(ValueError):
@@ -43,7 +51,8 @@ class ExploreRequest:
     @classmethod
     def of(cls, names: Sequence[str], *, every: bool, exhaustive: bool, random_runs: int | None, seed: int,
            max_switches: int | None, crashes: bool, bugs: tuple[str, ...], replay: str | None,
-           jobs: int = 1) -> ExploreRequest:
+           jobs: int = 1, allow_mended: bool = False, max_schedules: int | None = None,
+           max_seconds: float | None = None) -> ExploreRequest:
         from tether.sim.scenarios.library import SCENARIOS
 
         if every or ALL in names:
@@ -67,6 +76,12 @@ class ExploreRequest:
             raise ExploreUsageError("--max-switches cannot be negative")
         if jobs < 1:
             raise ExploreUsageError("--jobs needs at least one process")
+        if max_schedules is not None and max_schedules < 1:
+            raise ExploreUsageError("--max-schedules needs at least one schedule")
+        if max_seconds is not None and not max_seconds > 0:
+            raise ExploreUsageError("--max-seconds needs a time above zero")
+        if replay is not None and (max_schedules is not None or max_seconds is not None):
+            raise ExploreUsageError("--replay runs one schedule: --max-schedules and --max-seconds do not apply")
         trace = None
         if replay is not None:
             try:
@@ -76,14 +91,27 @@ class ExploreRequest:
             if not trace.steps:
                 raise ExploreUsageError("the trace to replay is empty")
         options = ExploreOptions(exhaustive=random_runs is None, runs=random_runs or 0, seed=seed,
-                                 max_switches=max_switches, crashes=crashes, bugs=bugs)
+                                 max_switches=max_switches, crashes=crashes, bugs=bugs, allow_mended=allow_mended,
+                                 max_schedules=max_schedules, max_seconds=max_seconds)
         return cls(chosen, options, trace, jobs)
 
 
 @dataclass(frozen=True)
 class Outcome:
-    violated: bool  # some invariant was violated in what was explored
+    violated: bool  # some schedule failed in what was explored
     interrupted: bool = False  # Ctrl-C stopped the run before every scenario was explored in full
+    incomplete: bool = False  # a budget stopped some scenario before every schedule was explored
+    failed: bool = False  # some scenario could not be explored at all
+
+    @property
+    def exit_code(self) -> int:
+        if self.interrupted:
+            return INTERRUPTED
+        if self.violated:
+            return ExitCode.VIOLATIONS
+        if self.failed:
+            return ExitCode.INTERNAL
+        return ExitCode.INCOMPLETE if self.incomplete else ExitCode.OK
 
 
 def run_request(request: ExploreRequest, *, as_json: bool, out: Console, err: Console) -> Outcome:
@@ -95,7 +123,8 @@ def run_request(request: ExploreRequest, *, as_json: bool, out: Console, err: Co
     if request.replay is not None:
         (scenario,) = request.scenarios
         try:
-            replayed = asyncio.run(replay(scenario, request.replay, request.options.bugs))
+            replayed = asyncio.run(replay(scenario, request.replay, request.options.bugs,
+                                          allow_mended=request.options.allow_mended))
         except ScheduleDiverged as error:
             raise ExploreUsageError(f"the trace does not replay on {scenario.name}: {error}") from None
         _print_replay(scenario, replayed, as_json=as_json, out=out)
@@ -175,22 +204,44 @@ class _Run:
         # A Ctrl-C that came when every scenario had been explored in full has lost nothing.
         interrupted = interrupted and (len(reports) < len(self.names) or any(r.interrupted for r in reports))
         not_started = [name for name in self.names if name not in explored and name not in abandoned]
+        outcome = Outcome(violated=any(report.violations for report in reports), interrupted=interrupted,
+                          incomplete=any(report.verdict == INCOMPLETE for report in reports),
+                          failed=any(report.verdict == ERROR for report in reports))
+        # What a run with a larger budget (or none) has left to explore.
+        resume = [name for name in self.names if name not in explored or name in
+                  {report.scenario for report in reports if report.verdict in (INCOMPLETE, ERROR)}]
         if self.as_json:
             document: Any = reports[0].as_dict() if len(self.names) == 1 and reports else {
                 "scenarios": [report.as_dict() for report in reports],
+                "verdict": _verdict(outcome),
                 "schedules": sum(report.schedules for report in reports),
                 "violations": sum(len(report.violations) for report in reports),
                 "seconds": round(sum(report.seconds for report in reports), 3),
                 "complete": not interrupted and all(report.complete for report in reports),
                 "interrupted": interrupted,
+                "incomplete": [report.scenario for report in reports if report.verdict == INCOMPLETE],
+                "failed": [report.scenario for report in reports if report.verdict == ERROR],
                 "abandoned": list(abandoned),
                 "not_started": not_started,
+                "resume": resume,
             }
             _say(self.out, json.dumps(document, indent=2))
         elif len(self.names) > 1 or interrupted:
             seconds = time.perf_counter() - self.started
+            if resume and (outcome.incomplete or outcome.failed or interrupted):
+                _say(self.out, f"to explore what is left: {shlex.join(['tether', 'explore', *resume])} "
+                               "(with the same options, and a larger budget)")
+            # the summary comes last, where a script (or a person) reads the run's end
             _say(self.out, _summary(len(self.names), reports, abandoned, not_started, interrupted, seconds))
-        return Outcome(violated=any(report.violations for report in reports), interrupted=interrupted)
+        return outcome
+
+
+def _verdict(outcome: Outcome) -> str:
+    if outcome.violated:
+        return VIOLATED
+    if outcome.failed:
+        return ERROR
+    return INCOMPLETE if outcome.incomplete or outcome.interrupted else PASSED
 
 
 class _Interrupt:
@@ -239,7 +290,16 @@ def _summary(scenarios: int, reports: list[Exploration], abandoned: Sequence[str
               + (f"violations in {len(violated)}: {', '.join(violated)}" if violated else "no violation")
               + f"; {seconds:.1f} s")
     if not interrupted:
-        return Text.assemble(f"all {scenarios} scenarios explored: ", counts)
+        short = [report.scenario for report in reports if report.verdict == INCOMPLETE]
+        failed = [report.scenario for report in reports if report.verdict == ERROR]
+        if not short and not failed:
+            return Text.assemble(f"all {scenarios} scenarios explored: ", counts)
+        said = []
+        if short:
+            said.append(f"{len(short)} stopped by a budget ({', '.join(short)})")
+        if failed:
+            said.append(f"{len(failed)} could not be explored ({', '.join(failed)})")
+        return Text.assemble(("INCOMPLETE", "bold yellow"), ": ", ", ".join(said), "; ", counts)
     part = [report.scenario for report in reports if report.interrupted]
     said = [f"{len(reports) - len(part)} of {scenarios} scenarios explored"]
     if part:
@@ -292,14 +352,19 @@ def _print_finding(kind: Text, finding: Finding, report: Exploration, out: Conso
 def _print_report(report: Exploration, out: Console) -> None:
     for line in report.summary_lines():
         _say(out, Text(line, style="bold yellow") if line.lstrip().startswith("INCOMPLETE") else line)
+    failed = set(report.violations)
     for finding in report.mended.values():
+        if {needed_mend(finding.invariant, crash=crash) for crash in (False, True)} & failed:
+            continue  # printed below, as the violation it is
         _print_finding(Text("MENDED (only by a reconciler)", style="yellow"), finding, report, out)
     for finding in report.violations.values():
         _print_finding(Text("VIOLATION", style="bold red"), finding, report, out)
     if not report.clean:
         _say(out, Text(f"  {len(report.violations)} invariants violated", style="red"))
+    elif report.error is not None:
+        _say(out, Text("  not explored", style="red"))
     else:
-        _say(out, Text("  no violation" + (" in the schedules explored" if report.interrupted else ""), style="green"))
+        _say(out, Text("  no violation" + ("" if report.complete else " in the schedules explored"), style="green"))
 
 
 def _print_replay(scenario: Scenario, replayed: Replayed, *, as_json: bool, out: Console) -> None:

@@ -32,6 +32,8 @@ class DurableState:
     guests: Any
     machines: Any
     now: float
+    # What users had asked to delete by then: a crash loses none of the requests they made.
+    requested: frozenset[str] = frozenset()
 
 
 def capture(world: World, now: float) -> DurableState:

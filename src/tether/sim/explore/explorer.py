@@ -16,7 +16,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from multiprocessing.queues import SimpleQueue
@@ -27,8 +27,25 @@ from tether.sim.explore.durable import DurableState
 from tether.sim.explore.equivalence import interleavings
 from tether.sim.explore.footprint import Footprint
 from tether.sim.explore.recording import Recorder
-from tether.sim.explore.report import LIVELOCK, Exploration, Tally, findings_of
-from tether.sim.explore.schedule import CRASH, STOP, Decide, ExploredRun, Played, RecoveryRun, SeededCloud
+from tether.sim.explore.report import (
+    INTERRUPTED,
+    LIVELOCK,
+    MAX_SCHEDULES,
+    MAX_SECONDS,
+    Exploration,
+    Tally,
+    findings_of,
+)
+from tether.sim.explore.schedule import (
+    CRASH,
+    OUT_OF_TIME,
+    STOP,
+    Decide,
+    ExploredRun,
+    Played,
+    RecoveryRun,
+    SeededCloud,
+)
 from tether.sim.explore.search import DepthFirst, RandomWalk, Replay
 from tether.sim.explore.store_footprint import RecordingDatabase
 from tether.sim.explore.trace import Trace
@@ -47,6 +64,8 @@ class ExploreOptions:
     reduction: bool = True
     state_caching: bool = True  # with the reduction and no bound on switches: cut at states seen before
     max_schedules: int | None = None  # stop an exhaustive search after this many (report it incomplete)
+    allow_mended: bool = False  # a reconciler's mend the scenario does not expect is reported, not failed
+    max_seconds: float | None = None  # stop a search (seeding not counted) after this long, mid-schedule if need be
     progress: Callable[[Exploration], None] | None = field(default=None, compare=False)
     # Asked before each schedule: True ends the exploration there, its report marked interrupted.
     stop: Callable[[], bool] | None = field(default=None, compare=False)
@@ -55,9 +74,10 @@ class ExploreOptions:
 class _Session:
     """One scenario's seeded cloud, store and recorder, shared by all the runs of an exploration."""
 
-    def __init__(self, scenario: Scenario, bugs: Bugs) -> None:
+    def __init__(self, scenario: Scenario, bugs: Bugs, *, allow_mended: bool = False) -> None:
         self.scenario = scenario
         self.bugs = bugs
+        self.allow_mended = allow_mended
         self.recorder = Recorder()
         self.database = RecordingDatabase(self.recorder)
         self.seeded: SeededCloud | None = None
@@ -70,14 +90,17 @@ class _Session:
     async def __aexit__(self, *exc: object) -> None:
         await self.database.dispose()
 
-    def run(self, decide: Decide, crash_states: set[tuple[str, float]] | None = None,
-            seen_states: int = 0, known: Callable[[int], Footprint | None] | None = None) -> ExploredRun:
+    def run(self, decide: Decide, crash_states: set[tuple[str, float, frozenset[str]]] | None = None,
+            seen_states: int = 0, known: Callable[[int], Footprint | None] | None = None,
+            deadline: float | None = None) -> ExploredRun:
         assert self.seeded is not None
-        return ExploredRun(self.seeded, self.database, self.recorder, decide, crash_states, seen_states, known)
+        return ExploredRun(self.seeded, self.database, self.recorder, decide, crash_states, seen_states, known,
+                           allow_mended=self.allow_mended, deadline=deadline)
 
     async def recover(self, played_state: DurableState, at: str) -> ScenarioResult:
         assert self.seeded is not None
-        return await RecoveryRun(self.seeded, self.database, self.recorder, played_state, at).recover()
+        return await RecoveryRun(self.seeded, self.database, self.recorder, played_state, at,
+                                 allow_mended=self.allow_mended).recover()
 
 
 async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
@@ -91,31 +114,51 @@ async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
                                                  state_caching=options.state_caching)
     else:
         search = RandomWalk(runs=options.runs, seed=options.seed, max_switches=options.max_switches)
-    crash_states: set[tuple[str, float]] | None = set() if options.crashes else None
-    async with _Session(scenario, bugs) as session:
-        while search.next_schedule():
-            if options.stop is not None and options.stop():
-                report.interrupted, report.complete = True, False
-                break
-            if isinstance(search, DepthFirst):
-                run = session.run(search.decide, crash_states, search.shared_prefix, search.known_footprint)
-                search.state_of = run.state_key
-            else:
-                run = session.run(search.decide, crash_states)
-            played = await run.play_schedule()
-            search.finished(played.moves)
-            _tally(report, played, counted=options.exhaustive and options.reduction)
-            for point in run.crash_points:
-                result = await session.recover(point.state, point.at)
-                report.crash_states += 1
-                _judge(report, result, None, False, str(Trace.of(played.moves[: point.index], crash=True)), True)
-            if options.progress is not None:
-                options.progress(report)
-            if options.max_schedules is not None and report.schedules >= options.max_schedules:
-                report.complete = not (options.exhaustive and search.next_schedule())
-                break
+    crash_states: set[tuple[str, float, frozenset[str]]] | None = set() if options.crashes else None
+    async with _Session(scenario, bugs, allow_mended=options.allow_mended) as session:
+        # the budget is the search's: seeding the cloud once takes what it takes
+        deadline = None if options.max_seconds is None else time.perf_counter() + options.max_seconds
+        await _search(session, search, report, options, crash_states, deadline)
     report.seconds = time.perf_counter() - started
     return report
+
+
+async def _search(session: _Session, search: DepthFirst | RandomWalk, report: Exploration, options: ExploreOptions,
+                  crash_states: set[tuple[str, float, frozenset[str]]] | None, deadline: float | None) -> None:
+    def out_of_time() -> bool:
+        return deadline is not None and time.perf_counter() >= deadline
+
+    while search.next_schedule():
+        if options.stop is not None and options.stop():
+            report.stop(INTERRUPTED)
+            return
+        if out_of_time():
+            report.stop(MAX_SECONDS)
+            return
+        if isinstance(search, DepthFirst):
+            run = session.run(search.decide, crash_states, search.shared_prefix, search.known_footprint, deadline)
+            search.state_of = run.state_key
+        else:
+            run = session.run(search.decide, crash_states, deadline=deadline)
+        played = await run.play_schedule()
+        if played.ended == OUT_OF_TIME:
+            report.stop(MAX_SECONDS)  # the schedule cut off is neither explored nor judged
+            return
+        search.finished(played.moves)
+        _tally(report, played, counted=options.exhaustive and options.reduction)
+        for point in run.crash_points:
+            if out_of_time():
+                report.stop(MAX_SECONDS)
+                return
+            result = await session.recover(point.state, point.at)
+            report.crash_states += 1
+            _judge(report, result, None, False, str(Trace.of(played.moves[: point.index], crash=True)), True)
+        if options.progress is not None:
+            options.progress(report)
+        if options.max_schedules is not None and report.schedules >= options.max_schedules:
+            if options.exhaustive and search.next_schedule():
+                report.stop(MAX_SCHEDULES)
+            return
 
 
 def _tally(report: Exploration, played: Played, *, counted: bool) -> None:
@@ -146,7 +189,16 @@ def _judge(report: Exploration, result: ScenarioResult | None, deadlock: str | N
 def _explore_in_process(scenario_name: str, options: ExploreOptions) -> Exploration:
     from tether.sim.scenarios.library import SCENARIOS
 
-    return asyncio.run(explore(SCENARIOS[scenario_name], options))
+    started = time.perf_counter()
+    try:
+        return asyncio.run(explore(SCENARIOS[scenario_name], options))
+    except Exception as error:
+        # One scenario's failure (one that cannot be prepared, a schedule that does not repeat
+        # itself) is that scenario's report: the others' results are kept and printed.
+        report = Exploration(scenario_name, "failed", complete=False, error=f"{type(error).__name__}: {error}",
+                             bugs=tuple(sorted(options.bugs)), crashes=options.crashes)
+        report.seconds = time.perf_counter() - started
+        return report
 
 
 def explore_many(names: list[str], options: ExploreOptions, jobs: int, *,
@@ -210,7 +262,8 @@ def _explore_in_workers(names: list[str], options: ExploreOptions, jobs: int,
     with _sigint_ignored():  # the workers are spawned in submit(): they start deaf to Ctrl-C
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(order)), mp_context=context,
                                    initializer=_start_worker, initargs=(updates, stopping))
-        pending = {pool.submit(_explore_in_worker, name, plain) for name in order}
+        names_of = {pool.submit(_explore_in_worker, name, plain): name for name in order}
+    pending = set(names_of)
     ended = False
     try:
         while pending:
@@ -220,7 +273,7 @@ def _explore_in_workers(names: list[str], options: ExploreOptions, jobs: int,
                 if progress is not None:
                     progress(tally)
             for future in done:
-                report = None if future.cancelled() else future.result()
+                report = None if future.cancelled() else _result(future, names_of[future], options)
                 if report is not None and _begun(report):  # None: it was to start after the stop
                     yield report
             if stop is not None and not stopping.is_set() and stop():
@@ -233,6 +286,15 @@ def _explore_in_workers(names: list[str], options: ExploreOptions, jobs: int,
             _terminate(pool)
         pool.shutdown(wait=True, cancel_futures=True)
         updates.close()
+
+
+def _result(future: Future[Exploration | None], name: str, options: ExploreOptions) -> Exploration | None:
+    """The worker's report; if its process died, a report that says so (the others' are kept)."""
+    error = future.exception()
+    if error is None:
+        return future.result()
+    return Exploration(name, "failed", complete=False, error=f"the worker process failed: {error}",
+                       bugs=tuple(sorted(options.bugs)), crashes=options.crashes)
 
 
 @contextmanager
@@ -312,9 +374,10 @@ class Replayed:
         return not self.violations
 
 
-async def replay(scenario: Scenario, trace: Trace, bugs: tuple[str, ...] = ()) -> Replayed:
+async def replay(scenario: Scenario, trace: Trace, bugs: tuple[str, ...] = (), *,
+                 allow_mended: bool = False) -> Replayed:
     """Run exactly the schedule ``trace`` names (and its crash), and judge it as the explorer did."""
-    async with _Session(scenario, Bugs(bugs)) as session:
+    async with _Session(scenario, Bugs(bugs), allow_mended=allow_mended) as session:
         search = Replay(trace)
         search.next_schedule()
         run = session.run(search.decide)

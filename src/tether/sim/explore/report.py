@@ -12,6 +12,29 @@ NOT_TERMINAL = "not-terminal"  # an operation's resource still in a transient st
 OPERATION_ERROR = "operation-error"  # an operation raised something other than an API error
 DEADLOCK = "deadlock"
 LIVELOCK = "livelock"
+UNMET = "unmet-expectation"  # the scenario's own expectation of the end state does not hold
+# A reconciler mended what the scenario does not expect: the operations left it (a primary path
+# that needs the backstop is broken), or, after a crash, the recovery of the durable intents did.
+MENDED = "mended"
+UNRECOVERED = "unrecovered"
+
+
+# Why a search stopped before the end (``Exploration.stopped_by``).
+MAX_SCHEDULES = "max-schedules"
+MAX_SECONDS = "max-seconds"
+INTERRUPTED = "interrupted"
+
+# A scenario's verdict. INCOMPLETE is neither a pass nor a failure: nothing was violated in the
+# schedules a budget let it explore, and the others were never run.
+PASSED = "passed"
+VIOLATED = "violated"
+INCOMPLETE = "incomplete"
+ERROR = "error"
+
+
+def needed_mend(invariant: str, *, crash: bool) -> str:
+    """The finding a mend the scenario did not expect makes: ``mended:stale-vif``, ``unrecovered:...``."""
+    return f"{UNRECOVERED if crash else MENDED}:{invariant}"
 
 
 @dataclass
@@ -42,6 +65,9 @@ def findings_of(result: ScenarioResult | None, *, deadlock: str | None = None,
         violations += [(v.invariant, v.evidence) for v in result.violations]
         violations += [(NOT_TERMINAL, leftover) for leftover in result.leftovers]
         violations += [(OPERATION_ERROR, error) for error in result.errors]
+        violations += [(UNMET, unmet) for unmet in result.unmet]
+        crash = result.crashed_at is not None
+        violations += [(needed_mend(v.invariant, crash=crash), v.evidence) for v in result.unexpected_mends]
         mended += [(v.invariant, v.evidence) for v in result.mended]
     return violations, mended
 
@@ -68,6 +94,8 @@ class Exploration:
     crash_states: int = 0  # distinct states a crash was tried in
     complete: bool = True  # False when a limit or an interruption stopped the search early
     interrupted: bool = False  # stopped part-way because the user asked (Ctrl-C)
+    stopped_by: str | None = None  # MAX_SCHEDULES, MAX_SECONDS or INTERRUPTED, when the search stopped early
+    error: str | None = None  # the exploration itself failed (the scenario could not be prepared, ...)
     violations: dict[str, Finding] = field(default_factory=dict)
     mended: dict[str, Finding] = field(default_factory=dict)
     seconds: float = 0.0
@@ -85,6 +113,21 @@ class Exploration:
     @property
     def clean(self) -> bool:
         return not self.violations
+
+    @property
+    def verdict(self) -> str:
+        """VIOLATED, ERROR, INCOMPLETE (nothing violated in what a budget let it explore) or PASSED."""
+        if self.violations:
+            return VIOLATED
+        if self.error is not None:
+            return ERROR
+        return PASSED if self.complete else INCOMPLETE
+
+    def stop(self, reason: str) -> None:
+        """The search ends here, before every schedule was explored."""
+        self.complete = False
+        self.stopped_by = reason
+        self.interrupted = reason == INTERRUPTED
 
     def note(self, kind: dict[str, Finding], invariant: str, evidence: str, trace: str, crash: bool) -> None:
         found = kind.get(invariant)
@@ -112,10 +155,14 @@ class Exploration:
         ]
         if self.crashes:
             lines.append(f"  crash states recovered: {self.crash_states}")
-        if self.interrupted:
+        if self.error is not None:
+            lines.append(f"  ERROR: the exploration failed: {self.error}")
+        elif self.interrupted:
             lines.append(f"  INCOMPLETE: interrupted after {self.schedules} schedules")
         elif not self.complete:
-            lines.append("  INCOMPLETE: stopped at the schedule limit")
+            limit = {MAX_SCHEDULES: "the schedule limit (--max-schedules)",
+                     MAX_SECONDS: "the time limit (--max-seconds)"}.get(self.stopped_by or "", "a limit")
+            lines.append(f"  INCOMPLETE: stopped at {limit} after {self.schedules} schedules")
         lines.append(f"  time: {self.seconds:.2f} s")
         return lines
 
@@ -128,8 +175,11 @@ class Exploration:
             "pruned": self.pruned,
             "distinct_final_states": len(self.final_states),
             "crash_states": self.crash_states,
+            "verdict": self.verdict,
             "complete": self.complete,
             "interrupted": self.interrupted,
+            "stopped_by": self.stopped_by,
+            "error": self.error,
             "max_switches": self.max_switches,
             "crashes": self.crashes,
             "bugs": list(self.bugs),

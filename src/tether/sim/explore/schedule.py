@@ -12,8 +12,9 @@ captured at that point) or because it would only repeat an equivalent one.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Coroutine, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tether.cloud import Cloud, World
@@ -40,6 +41,7 @@ from tether.store.database import Database
 
 CRASH = "!crash"  # a decision: the control plane dies here
 STOP = "!stop"  # a decision: nothing new lies beyond this point
+OUT_OF_TIME = "!out-of-time"  # how a schedule ends when the exploration's time budget runs out in it
 STEP_LIMIT = 2000  # a schedule this long is going round in circles
 # Waiting users and builds wake on notifications; a look every few seconds besides is one
 # more step to interleave with every write it could see, and every service notifies on change.
@@ -110,10 +112,12 @@ class Director:
     """The strategy of an explored schedule: asks ``decide`` and files each step's footprint."""
 
     def __init__(self, decide: Decide, recorder: Recorder, on_node: Callable[[int], None] | None,
-                 known: Callable[[int], Footprint | None] | None = None) -> None:
+                 known: Callable[[int], Footprint | None] | None = None, deadline: float | None = None) -> None:
         """``on_node`` is told of each state between two steps, before the choice is made; ``known``
-        gives the footprint of a step an earlier schedule took from the same state, if any."""
+        gives the footprint of a step an earlier schedule took from the same state, if any. Past
+        ``deadline`` (``time.perf_counter``) the schedule ends before its next step, unjudged."""
         self.decide = decide
+        self.deadline = deadline
         self.known = known
         self.recorder = recorder
         self.on_node = on_node
@@ -137,6 +141,9 @@ class Director:
         names = tuple(sorted(actor.name for actor in ready))
         if len(self.moves) >= STEP_LIMIT:
             self.ended = "step-limit"
+            return None
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            self.ended = OUT_OF_TIME  # a schedule that runs on and on must not hold the budget up
             return None
         choice = self.decide(len(self.moves), names, self.moves)
         if choice == CRASH and self.capture is not None:
@@ -179,6 +186,7 @@ class SeededCloud:
     names: dict[str, str]
     admin: RequestContext
     start: float
+    user_made: dict[str, str]
 
     @classmethod
     async def build(cls, scenario: Scenario, bugs: Bugs, database: Database) -> SeededCloud:
@@ -189,7 +197,8 @@ class SeededCloud:
         assert run.env is not None
         if run.crashed_at or run.errors:
             raise RuntimeError(f"scenario {scenario.name} could not be prepared: {run.errors or run.crashed_at}")
-        return cls(scenario, bugs, capture(world, run.clock.now()), dict(run.env.names), run.env.admin, run.start)
+        return cls(scenario, bugs, capture(world, run.clock.now()), dict(run.env.names), run.env.admin, run.start,
+                   dict(run.env.user_made))
 
 
 def _world(scenario: Scenario, database: Database, recorder: Recorder) -> World:
@@ -201,17 +210,19 @@ class _FromSeeded(ScenarioRun):
     """A run on a copy of a seeded cloud, with every shared in-memory table instrumented."""
 
     def __init__(self, seeded: SeededCloud, database: Database, recorder: Recorder, state: DurableState,
-                 strategy: Any) -> None:
+                 strategy: Any, *, allow_mended: bool = False) -> None:
         self.recorder = recorder
         recorder.new_schedule()
         self._first_strategy = strategy
         world = _world(seeded.scenario, database, recorder)
         restore(state, world)
         super().__init__(seeded.scenario, database, bugs=seeded.bugs, faults=FaultPlan(), world=world,
-                         clock=RecordingClock(recorder, state.now), rng=ActorRandom("schedule"))
+                         clock=RecordingClock(recorder, state.now), rng=ActorRandom("schedule"),
+                         allow_mended=allow_mended)
         self.start = seeded.start
         self.env = Env(self.cloud, seeded.admin, names=RecordingDict(recorder, "env.name", seeded.names),
-                       poll_seconds=EXPLORER_POLL_SECONDS)
+                       poll_seconds=EXPLORER_POLL_SECONDS, user_made=dict(seeded.user_made),
+                       deleted_on_request=set(state.requested))
         self.mend_when_clean = False
 
     def _incarnation(self, faults: FaultPlan) -> Cloud:
@@ -254,21 +265,23 @@ class CrashPoint:
 
 class ExploredRun(_FromSeeded):
     def __init__(self, seeded: SeededCloud, database: Database, recorder: Recorder, decide: Decide,
-                 crash_states: set[tuple[str, float]] | None = None, seen_states: int = 0,
-                 known: Callable[[int], Footprint | None] | None = None) -> None:
+                 crash_states: set[tuple[str, float, frozenset[str]]] | None = None, seen_states: int = 0,
+                 known: Callable[[int], Footprint | None] | None = None, *, allow_mended: bool = False,
+                 deadline: float | None = None) -> None:
         """With ``crash_states``, capture every state a crash could leave that is not in it yet.
 
         The first ``seen_states`` states (before the first step, and so on) are the same as an
         earlier schedule's, whose crash states are in ``crash_states`` already: they are not read.
         """
-        self.director = Director(decide, recorder, self._node if crash_states is not None else None, known)
+        self.director = Director(decide, recorder, self._node if crash_states is not None else None, known,
+                                 deadline)
         self.crash_states = crash_states
         self.seen_states = seen_states
         self.crash_points: list[CrashPoint] = []
         self._last_epoch_captured: int | None = None
         self._digest: tuple[int, str] = (-1, "")  # after how many steps, the logical digest then
-        super().__init__(seeded, database, recorder, seeded.state, self.director)
-        self.director.capture = lambda: capture(self.world, self.clock.now())
+        super().__init__(seeded, database, recorder, seeded.state, self.director, allow_mended=allow_mended)
+        self.director.capture = self._capture
         self.director.where = self._where
 
     def _node(self, index: int) -> None:
@@ -281,11 +294,22 @@ class ExploredRun(_FromSeeded):
         if index > 0 and not moves[-1].footprint.durable and epoch == self._last_epoch_captured:
             return  # nothing a crash keeps has changed since the last capture
         self._last_epoch_captured = epoch
-        key = (self._logical_digest(), self.clock.now())
+        key = (self._logical_digest(), self.clock.now(), self._requested())
         if key in self.crash_states:
             return
         self.crash_states.add(key)
-        self.crash_points.append(CrashPoint(index, self._where(), capture(self.world, self.clock.now())))
+        self.crash_points.append(CrashPoint(index, self._where(), self._capture()))
+
+    def _capture(self) -> DurableState:
+        return replace(capture(self.world, self.clock.now()), requested=self._requested())
+
+    def _requested(self) -> frozenset[str]:
+        """The deletes users asked for that the invariants judge by: of what users made, no more.
+
+        A request to delete anything else (a server's own ports) changes no verdict, and telling
+        states apart by it would only explore them twice."""
+        assert self.env is not None
+        return frozenset(self.env.deleted_on_request.intersection(self.env.user_made))
 
     def state_key(self) -> tuple[Hashable, int]:
         """Everything the rest of this schedule depends on, as a digest; and the clock's epoch.
@@ -310,6 +334,7 @@ class ExploredRun(_FromSeeded):
             sorted((label(owner), repr(slots)) for owner, slots in locks._by_owner.items()),
             sorted((node, label(token)) for node, token in dict.items(self.cloud.baremetal.jobs.tokens)),
             sorted(dict.items(self.env.names)), sorted(self.env.outcomes.items()), list(self.errors),
+            sorted(self.env.user_made.items()), sorted(self._requested()),
             sorted(scheduler._names.items()), repr(sorted(self.world.hardware._failures.items())),
         )
         text = repr((self._logical_digest(), self.clock.now(), actors, memory))
@@ -366,7 +391,7 @@ class ExploredRun(_FromSeeded):
             scheduler.strategy = FifoStrategy()
         played.final_state = logical_digest(self.world)
         if judge:
-            played.result = await self.judge(expectations=False)
+            played.result = await self.judge()
         return played
 
 
@@ -374,8 +399,8 @@ class RecoveryRun(_FromSeeded):
     """A control plane that starts on what a crash left behind, recovers, and is judged."""
 
     def __init__(self, seeded: SeededCloud, database: Database, recorder: Recorder, state: DurableState,
-                 crashed_at: str) -> None:
-        super().__init__(seeded, database, recorder, state, FifoStrategy())
+                 crashed_at: str, *, allow_mended: bool = False) -> None:
+        super().__init__(seeded, database, recorder, state, FifoStrategy(), allow_mended=allow_mended)
         self.crashed_at = crashed_at
 
     async def recover(self) -> ScenarioResult:

@@ -42,6 +42,10 @@ class Env:
     # How often a waiting user looks again even without a notification. The explorer
     # lengthens it: each extra look is one more step to interleave, and finds nothing new.
     poll_seconds: float = SETTLE_POLL
+    # The users' history, for the invariant user-resources-kept: what they created (id -> kind),
+    # and what they asked to delete (asked, whether or not the delete succeeded).
+    user_made: dict[str, str] = field(default_factory=dict)
+    deleted_on_request: set[str] = field(default_factory=set)
 
     # -- bookkeeping ------------------------------------------------------------------
 
@@ -157,9 +161,11 @@ class Env:
     async def create_port(self, name: str) -> None:
         port = await self.cloud.network.create_port(self.ctx, network_id=self.id(self.network), name=name)
         self.names[name] = port.id
+        self.user_made[port.id] = "port"
         self.step(f"port {name} created: {port.id} mac {port.mac_address}")
 
     async def delete_port(self, name: str) -> None:
+        self.deleted_on_request.add(self.id(name))
         try:
             await self.cloud.network.delete_port(self.ctx, self.id(name))
         except TetherError as error:
@@ -170,6 +176,7 @@ class Env:
     async def delete_ports_of(self, server: str) -> None:
         """Delete the server's ports the way an operator might, behind compute's back."""
         for port in await self.cloud.network.list_ports(self.ctx, device_id=self.id(server)):
+            self.deleted_on_request.add(port.id)
             await self.cloud.network.delete_port(self.ctx, port.id)
             self.step(f"port {port.id} of {server} deleted")
 

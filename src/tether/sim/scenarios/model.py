@@ -23,6 +23,21 @@ class Timed:
 
 
 @dataclass(frozen=True)
+class ExpectedMend:
+    """A reconciler's mend that a scenario causes on purpose, and why.
+
+    The reconcilers are the backstop: on a correct build the operations and
+    the crash recovery leave nothing for them, so any mend fails the schedule.
+    A scenario that plants a disagreement out of band (a row changed behind a
+    service's back, a lost event) declares the mend it expects here.
+    """
+
+    invariant: str
+    reason: str
+    after_crash_only: bool = False  # expected only from the recovery of a crash, never without one
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str
     seed: str  # which bug report it reproduces
@@ -39,3 +54,8 @@ class Scenario:
     bug: str | None = None
     invariant: str | None = None
     tags: tuple[str, ...] = field(default=())
+    expected_mends: tuple[ExpectedMend, ...] = ()
+
+    def mend_expected(self, invariant: str, *, crashed: bool) -> bool:
+        return any(mend.invariant == invariant and (crashed or not mend.after_crash_only)
+                   for mend in self.expected_mends)

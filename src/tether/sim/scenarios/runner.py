@@ -20,7 +20,7 @@ from sqlalchemy.engine import make_url
 
 from tether.audit.local import collect
 from tether.cloud import Cloud, World
-from tether.domain.invariants import Violation, check_all, transient_leftovers
+from tether.domain.invariants import Snapshot, Violation, check_all, transient_leftovers
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.reconcile.runner import mend
@@ -50,6 +50,9 @@ class ScenarioResult:
     crashed_at: str | None = None
     errors: list[str] = field(default_factory=list)
     trace: list[str] = field(default_factory=list)
+    # Mends the scenario did not declare: the operations (or, after a crash, the recovery) left
+    # them for the backstop, which fails the run unless mends are allowed.
+    unexpected_mends: list[Violation] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -57,6 +60,7 @@ class ScenarioResult:
             "passed": self.passed,
             "violations": [v.as_dict() for v in self.violations],
             "mended": [v.as_dict() for v in self.mended],
+            "unexpected_mends": [v.as_dict() for v in self.unexpected_mends],
             "unmet": self.unmet,
             "leftovers": self.leftovers,
             "crashed_at": self.crashed_at,
@@ -78,9 +82,14 @@ class ScenarioRun:
         world: World | None = None,
         clock: VirtualClock | None = None,
         rng: random.Random | None = None,
+        allow_mended: bool = False,
     ) -> None:
-        """``world``, ``clock`` and ``rng`` let the explorer start from a cloud it seeded once."""
+        """``world``, ``clock`` and ``rng`` let the explorer start from a cloud it seeded once.
+
+        With ``allow_mended`` a mend the scenario does not expect is reported but fails nothing.
+        """
         self.scenario = scenario
+        self.allow_mended = allow_mended
         self.database = database
         self.bugs = bugs
         self.faults = faults
@@ -152,6 +161,8 @@ class ScenarioRun:
         """Seed the demo cloud and run the scenario's preparation."""
         seeded = await self._value(self._seed())
         self.env = Env(self.cloud, seeded.admin, names=dict(seeded.names))
+        # the demo cloud's network and image are the admin user's own
+        self.env.user_made.update({seeded.names["private"]: "network", seeded.names["cirros"]: "image"})
         # The user's rules apply from here on; the seed's own timing only to the timeline.
         self.cloud.rt.faults = self.faults
         if self.scenario.prepare is not None:
@@ -174,17 +185,20 @@ class ScenarioRun:
         """Check the invariants on what the operations left, let the reconcilers settle, check again."""
         assert self.env is not None
         scenario = self.scenario
-        left_snapshot = await self._value(collect(self.cloud))
+        left_snapshot = await self._collect()
         left = check_all(left_snapshot)
         if left or self.mend_when_clean:
             mended = await self._reconcile()
-            final = await self._value(collect(self.cloud))
+            final = await self._collect()
         else:  # the reconcilers act only on violations, so there is nothing for them to do
             mended, final = [], left_snapshot
         violations = check_all(final)
         unmet = [] if self.crashed_at or not expectations else await self._value(scenario.expect(self.env))
         leftovers = transient_leftovers(final)
-        passed = not violations and not unmet and not leftovers and not self.errors
+        unexpected = [] if self.allow_mended else [
+            violation for violation in mended
+            if not scenario.mend_expected(violation.invariant, crashed=self.crashed_at is not None)]
+        passed = not violations and not unmet and not leftovers and not self.errors and not unexpected
         journal = [entry for incarnation in [*self.journals, self.cloud.rt.journal] for entry in incarnation]
         steps = sorted(
             [{**record.as_dict(), "at": round(record.at - self.start, 3)} for record in self.env.steps]
@@ -192,7 +206,15 @@ class ScenarioRun:
                for entry in journal if _notable(entry.text)],
             key=lambda step: step["at"])
         return ScenarioResult(scenario.name, passed, violations, left, mended, unmet, leftovers, steps,
-                              self.crashed_at, self.errors, self.trace)
+                              self.crashed_at, self.errors, self.trace, unexpected)
+
+    async def _collect(self) -> Snapshot:
+        """The whole system as it is, with the users' history the invariants judge it against."""
+        assert self.env is not None
+        snapshot = await self._value(collect(self.cloud))
+        snapshot.user_made = dict(self.env.user_made)
+        snapshot.deleted_on_request = set(self.env.deleted_on_request)
+        return snapshot
 
     async def _seed(self) -> Any:
         seeded = await seed_demo_cloud(self.cloud, self.scenario.shape)
@@ -208,7 +230,7 @@ class ScenarioRun:
     async def _reconcile(self) -> list[Violation]:
         mended: list[Violation] = []
         for _ in range(MAX_RECONCILE_PASSES):
-            found = check_all(await self._value(collect(self.cloud)))
+            found = check_all(await self._collect())
             result = await self._value(mend(self.cloud, found))
             self.errors += [f"reconciler on {v.invariant}: {why}" for v, why in result.failed]
             mended += result.mended
@@ -230,12 +252,13 @@ async def run_scenario(
     db_url: str | None = None,
     seed: int = 0,
     strategy_factory: Callable[[], Strategy] = FifoStrategy,
+    allow_mended: bool = False,
 ) -> ScenarioResult:
     """Run ``scenario`` on a fresh store (SQLite in a temporary directory, or a new schema at ``db_url``)."""
     plan = FaultPlan.parse(list(faults))
     async with fresh_database(db_url) as database:
         run = ScenarioRun(scenario, database, bugs=Bugs(bugs), faults=plan, seed=seed,
-                          strategy_factory=strategy_factory)
+                          strategy_factory=strategy_factory, allow_mended=allow_mended)
         return await run.run()
 
 
