@@ -37,6 +37,9 @@ class Hypervisor:
     local_gb: int
     state: str = "up"
     status: str = "enabled"
+    # os-services: why an admin disabled it, and whether it was forced down (2.11)
+    disabled_reason: str | None = None
+    forced_down: bool = False
 
 
 @dataclass

@@ -18,11 +18,12 @@ from tether.domain.errors import compute as ce
 from tether.domain.errors import image as ie
 from tether.domain.ids import is_uuid_like, new_uuid
 from tether.runtime.runtime import Runtime
-from tether.services.compute import instance_state, records
+from tether.services.compute import instance_state, quotas, records
 from tether.services.compute.build import Build
 from tether.services.compute.delete import Delete
 from tether.services.compute.flavors import Flavors
 from tether.services.compute.instances import visible_instance
+from tether.services.compute.keypairs import boot_key
 from tether.services.compute.translate import network_error
 from tether.services.context import RequestContext
 from tether.store import intents, repos
@@ -74,9 +75,6 @@ class Servers:
             flavor = await self.flavors.visible_flavor(ctx, flavor_id)
         except ce.FlavorNotFound:
             raise ce.ComputeBadRequest(reason="Invalid flavorRef provided.") from None
-        if key_name is not None:
-            # Tether keeps no keypairs, so no name can match one: nova's KeypairNotFound answer.
-            raise ce.ComputeBadRequest(reason="Invalid key_name provided.")
         if image_id is not None:
             try:
                 image = await self.image.get_image(ctx, image_id)
@@ -96,6 +94,9 @@ class Servers:
             key_name=key_name, deadline=now + vm.BUILD_TIMEOUT, created_at=now, updated_at=now,
         )
         async with self.store.begin() as conn:
+            if key_name is not None:
+                await boot_key(conn, ctx.user_id, key_name)
+            await quotas.check_boot(conn, instance.project_id, instance.user_id, flavor, 1, 1)
             await repos.instances.add(conn, instance)
             await records.start_action(conn, ctx, instance.uuid, "create", now)
             await intents.record(conn, f"build:{instance.uuid}", "build", instance.uuid,

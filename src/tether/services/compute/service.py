@@ -22,6 +22,7 @@ from tether.services.compute.failure import InstanceFailure
 from tether.services.compute.flavors import Flavors
 from tether.services.compute.hypervisors import Hypervisors
 from tether.services.compute.instances import Instances
+from tether.services.compute.keypairs import Keypairs
 from tether.services.compute.network_sync import (
     NetworkSync,
     OnRefresh,
@@ -33,6 +34,7 @@ from tether.services.compute.placement import Placement
 from tether.services.compute.plugging import Plugging
 from tether.services.compute.port_ownership import PortOwnership
 from tether.services.compute.queries import ComputeQueries
+from tether.services.compute.quotas import Quotas
 from tether.services.compute.recovery import Recovery
 from tether.services.compute.release import Release, ReleaseNodes, detach_listed_vifs_then_unprovision
 from tether.services.compute.servers import Servers
@@ -100,6 +102,8 @@ class ComputeService:
                             plugging=plugging, baremetal=baremetal)
         queries = ComputeQueries(store, network=network, hypervisor=hypervisor)
         hypervisors = Hypervisors(store)
+        keypairs = Keypairs(store, runtime)
+        quotas = Quotas(store)
 
         self.live_instance = instances.live
         # servers
@@ -124,6 +128,17 @@ class ComputeService:
         self.visible_flavor = flavors.visible_flavor
         self.create_hypervisor = hypervisors.create_hypervisor
         self.hypervisor_records = hypervisors.hypervisor_records
+        # keypairs and quotas
+        self.create_keypair = keypairs.create_keypair
+        self.keypairs = keypairs.keypairs
+        self.keypair = keypairs.keypair
+        self.delete_keypair = keypairs.delete_keypair
+        self.quota_set = quotas.quota_set
+        self.quota_detail = quotas.quota_detail
+        self.default_quota_set = quotas.default_quota_set
+        self.update_quota_set = quotas.update_quota_set
+        self.delete_quota_set = quotas.delete_quota_set
+        self.absolute_limits = quotas.absolute_limits
         # what the API reads (and visible_flavor(s), hypervisor_records above): compute's one read API,
         # which tests and the scenario harness read through too
         self.server_record = queries.server_record

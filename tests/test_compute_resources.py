@@ -1,0 +1,264 @@
+"""Keypairs, quotas and limits, availability zones, services, aggregates, server groups and flavor access,
+through the real `openstack` CLI and openstacksdk against a `tether serve` of this module's own (its quotas
+would otherwise limit the boots of other modules sharing a server).
+
+Each admin-only call is also tried by the seeded demo user, who gets nova's 403.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import openstack.exceptions
+import pytest
+
+from tests.live import LiveCloud, start
+
+LATEST = "2.96"
+
+
+def unique(prefix: str) -> str:
+    return f"res-{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture(scope="module")
+def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveCloud]:
+    live = start(tmp_path_factory.mktemp("resources"))
+    yield live
+    live.stop()
+
+
+@pytest.fixture(scope="module")
+def admin(cloud: LiveCloud):
+    connection = cloud.connect("tether")
+    yield connection
+    connection.close()
+
+
+@pytest.fixture(scope="module")
+def demo(cloud: LiveCloud):
+    connection = cloud.connect("tether-demo")
+    yield connection
+    connection.close()
+
+
+def cli_json(cloud: LiveCloud, *args: str, as_demo: bool = False) -> object:
+    result = cloud.cli(*args, "-f", "json", cloud="tether-demo" if as_demo else "tether")
+    return json.loads(result.stdout)
+
+
+def refused(cloud: LiveCloud, *args: str, as_demo: bool = True) -> str:
+    result = cloud.cli(*args, cloud="tether-demo" if as_demo else "tether", check=False)
+    assert result.returncode != 0, result.stdout
+    return result.stderr
+
+
+def raw(connection, method: str, path: str, version: str = LATEST, **kwargs) -> httpx.Response:
+    """A call to /compute/v2.1 as the connection's user, at a chosen microversion."""
+    headers = {"X-Auth-Token": connection.auth_token, "OpenStack-API-Version": f"compute {version}"}
+    endpoint = connection.compute.get_endpoint().rstrip("/")
+    return httpx.request(method, f"{endpoint}{path}", headers=headers, timeout=60, **kwargs)
+
+
+def fault(response: httpx.Response, status: int) -> str:
+    assert response.status_code == status, response.text
+    (body,) = response.json().values()
+    assert body["code"] == status
+    return body["message"]
+
+
+def wait_active(connection, server_id: str) -> None:
+    connection.compute.wait_for_server(connection.compute.get_server(server_id), interval=0.05, wait=60)
+
+
+# -- keypairs -------------------------------------------------------------------------------------
+
+
+def test_keypair_create_list_show_delete_through_the_cli(cloud: LiveCloud, tmp_path: Path) -> None:
+    name = unique("kp")
+    private_key = cloud.cli("keypair", "create", name, cloud="tether-demo").stdout
+    assert "PRIVATE KEY" in private_key
+    listed = {item["Name"]: item for item in cli_json(cloud, "keypair", "list", as_demo=True)}
+    assert listed[name]["Type"] == "ssh"
+    shown = cli_json(cloud, "keypair", "show", name, as_demo=True)
+    assert shown["fingerprint"] == listed[name]["Fingerprint"]
+    # user-scoped: the admin does not see the demo user's key
+    assert name not in {item["Name"] for item in cli_json(cloud, "keypair", "list")}
+    assert f"No Keypair found for {name}" in refused(cloud, "keypair", "show", name, as_demo=False)
+    cloud.cli("keypair", "delete", name, cloud="tether-demo")
+    assert name not in {item["Name"] for item in cli_json(cloud, "keypair", "list", as_demo=True)}
+
+
+def test_an_imported_public_key_keeps_its_text_and_gets_nova_s_md5_fingerprint(cloud: LiveCloud,
+                                                                                tmp_path: Path) -> None:
+    key = tmp_path / "id"
+    subprocess.run(["ssh-keygen", "-t", "rsa", "-b", "2048", "-f", str(key), "-N", "", "-q"], check=True)
+    expected = subprocess.run(["ssh-keygen", "-l", "-E", "md5", "-f", f"{key}.pub"], check=True,
+                              capture_output=True, text=True).stdout.split()[1].removeprefix("MD5:")
+    name = unique("imported")
+    created = cli_json(cloud, "keypair", "create", "--public-key", f"{key}.pub", name)
+    assert created["fingerprint"] == expected
+    (tmp_path / "bad.pub").write_text("ssh-rsa not-a-key\n")
+    assert "Keypair data is invalid: failed to generate fingerprint" in refused(
+        cloud, "keypair", "create", "--public-key", str(tmp_path / "bad.pub"), unique("bad"), as_demo=False)
+    assert f"Key pair '{name}' already exists." in refused(
+        cloud, "keypair", "create", "--public-key", f"{key}.pub", name, as_demo=False)
+
+
+def test_nova_generates_a_key_before_2_92_and_requires_one_from_it(admin) -> None:
+    name = unique("gen")
+    response = raw(admin, "POST", "/os-keypairs", "2.91", json={"keypair": {"name": name}})
+    assert response.status_code == 201, response.text
+    body = response.json()["keypair"]
+    assert body["private_key"].startswith("-----BEGIN RSA PRIVATE KEY-----")
+    assert body["public_key"].startswith("ssh-rsa ") and body["public_key"].endswith(" Generated-by-Nova")
+    assert "'public_key' is a required property" in fault(
+        raw(admin, "POST", "/os-keypairs", "2.92", json={"keypair": {"name": unique("gen")}}), 400)
+    x509 = raw(admin, "POST", "/os-keypairs", "2.91", json={"keypair": {"name": unique("x"), "type": "x509"}})
+    assert x509.status_code == 201 and x509.json()["keypair"]["public_key"].startswith("-----BEGIN CERTIFICATE")
+    assert raw(admin, "DELETE", f"/os-keypairs/{name}", "2.1").status_code == 202
+    assert fault(raw(admin, "DELETE", f"/os-keypairs/{name}"), 404).startswith(f"Keypair {name} not found")
+
+
+def test_keypairs_page_by_name_from_2_35_and_admins_reach_other_users_keys(admin, demo) -> None:
+    names = sorted(unique(f"page{i}") for i in range(3))
+    for name in names:
+        assert raw(demo, "POST", "/os-keypairs", "2.91", json={"keypair": {"name": name}}).status_code == 201
+    mine = [item["keypair"]["name"] for item in raw(demo, "GET", "/os-keypairs").json()["keypairs"]]
+    first = raw(demo, "GET", "/os-keypairs", params={"limit": 1, "marker": names[0]}).json()
+    assert [item["keypair"]["name"] for item in first["keypairs"]] == [mine[mine.index(names[0]) + 1]]
+    assert "keypairs_links" in first
+    demo_user = demo.current_user_id
+    theirs = raw(admin, "GET", "/os-keypairs", params={"user_id": demo_user}).json()["keypairs"]
+    assert set(names) <= {item["keypair"]["name"] for item in theirs}
+    assert "os-keypairs:index" in fault(raw(demo, "GET", "/os-keypairs",
+                                            params={"user_id": admin.current_user_id}), 403)
+    assert raw(admin, "DELETE", f"/os-keypairs/{names[0]}", params={"user_id": demo_user}).status_code == 204
+
+
+def test_server_create_takes_the_users_key_and_shows_its_name(cloud: LiveCloud, demo) -> None:
+    name = unique("boot-key")
+    cloud.cli("keypair", "create", name, cloud="tether-demo")
+    server = cli_json(cloud, "server", "create", "--flavor", "m1.tiny", "--image", "cirros", "--nic",
+                      "net-id=private", "--key-name", name, "--wait", unique("vm"), as_demo=True)
+    assert server["key_name"] == name
+    demo.compute.delete_server(server["id"])
+    image = demo.image.find_image("cirros")
+    network = demo.network.find_network("private")
+    with pytest.raises(openstack.exceptions.BadRequestException, match=r"Invalid key_name provided\."):
+        demo.compute.create_server(name=unique("vm"), flavor_id="1", image_id=image.id,
+                                   networks=[{"uuid": network.id}], key_name=unique("nokey"))
+
+
+# -- quotas and limits ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def demo_quota(admin, demo) -> Iterator[str]:
+    """The demo project, its quota set back to the defaults afterwards."""
+    project = demo.current_project_id
+    yield project
+    admin.compute.revert_quota_set(project)
+
+
+def boot(connection, name: str, flavor: str = "1") -> str:
+    image = connection.image.find_image("cirros")
+    network = connection.network.find_network("private")
+    return connection.compute.create_server(name=name, flavor_id=flavor, image_id=image.id,
+                                            networks=[{"uuid": network.id}]).id
+
+
+def live_servers(connection) -> list:
+    return list(connection.compute.servers())
+
+
+def test_quota_show_and_limits_show_the_project_s_limits_and_use(cloud: LiveCloud, demo, demo_quota) -> None:
+    quota = {row["Resource"]: row["Limit"] for row in cli_json(cloud, "quota", "show", "--compute", as_demo=True)}
+    assert (quota["instances"], quota["cores"], quota["ram"], quota["key-pairs"]) == (10, 20, 51200, 100)
+    server = boot(demo, unique("lim"))
+    limits = {row["Name"]: row["Value"]
+              for row in cli_json(cloud, "limits", "show", "--absolute", as_demo=True)}
+    count = len(live_servers(demo))
+    assert limits["max_total_instances"] == 10 and limits["total_instances_used"] == count
+    assert limits["total_ram_used"] == 512 * count
+    demo.compute.delete_server(server)
+
+
+def test_a_boot_beyond_the_instances_quota_is_refused_with_nova_s_403(admin, demo, demo_quota) -> None:
+    used = len(live_servers(demo))
+    admin.compute.update_quota_set(demo_quota, instances=used + 1)
+    first = boot(demo, unique("q"))
+    with pytest.raises(openstack.exceptions.ForbiddenException) as refusal:
+        boot(demo, unique("q"))
+    assert f"Quota exceeded for instances: Requested 1, but already used {used + 1} of {used + 1} instances" \
+        in str(refusal.value)
+    demo.compute.delete_server(first)
+
+
+def test_cores_and_ram_quotas_count_each_flavor(admin, demo, demo_quota) -> None:
+    used_cores = sum(1 for _ in live_servers(demo))  # every flavor here has one vcpu
+    admin.compute.update_quota_set(demo_quota, cores=used_cores)
+    with pytest.raises(openstack.exceptions.ForbiddenException,
+                       match=f"Quota exceeded for cores: Requested 1, but already used {used_cores} of "
+                             f"{used_cores} cores"):
+        boot(demo, unique("c"))
+    admin.compute.update_quota_set(demo_quota, cores=-1, ram=1024)
+    used_ram = 512 * len(live_servers(demo))
+    if used_ram + 2048 > 1024:
+        with pytest.raises(openstack.exceptions.ForbiddenException, match="Quota exceeded for ram: Requested 2048"):
+            boot(demo, unique("r"), flavor="2")
+
+
+def test_racing_boots_for_the_last_instance_never_both_win(cloud: LiveCloud, admin, demo, demo_quota) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    used = len(live_servers(demo))
+    admin.compute.update_quota_set(demo_quota, instances=used + 1)
+    clients = [cloud.connect("tether-demo") for _ in range(4)]
+
+    def attempt(client) -> str | None:
+        try:
+            return boot(client, unique("race"))
+        except openstack.exceptions.ForbiddenException:
+            return None
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(attempt, clients))
+    won = [server for server in results if server]
+    assert len(won) == 1, results
+    assert len(live_servers(demo)) == used + 1
+    demo.compute.delete_server(won[0])
+
+
+def test_quota_update_is_for_admins_and_bounded_by_use(admin, demo, demo_quota) -> None:
+    assert "os-quota-sets:update" in fault(raw(demo, "PUT", f"/os-quota-sets/{demo_quota}",
+                                               json={"quota_set": {"instances": 50}}), 403)
+    assert "os-quota-sets:delete" in fault(raw(demo, "DELETE", f"/os-quota-sets/{demo_quota}"), 403)
+    assert "os-quota-sets:show" in fault(raw(demo, "GET", f"/os-quota-sets/{admin.current_project_id}"), 403)
+    server = boot(demo, unique("min"))
+    message = fault(raw(admin, "PUT", f"/os-quota-sets/{demo_quota}", json={"quota_set": {"instances": 0}}), 400)
+    assert message.startswith("Quota limit 0 for instances must be greater than or equal to already used")
+    forced = raw(admin, "PUT", f"/os-quota-sets/{demo_quota}", json={"quota_set": {"instances": 0, "force": True}})
+    assert forced.status_code == 200 and forced.json()["quota_set"]["instances"] == 0
+    assert "floating_ips" in fault(raw(admin, "PUT", f"/os-quota-sets/{demo_quota}",
+                                       json={"quota_set": {"floating_ips": 3}}), 400)
+    detail = raw(demo, "GET", f"/os-quota-sets/{demo_quota}/detail").json()["quota_set"]
+    assert detail["instances"]["limit"] == 0 and detail["instances"]["in_use"] >= 1
+    user = raw(admin, "PUT", f"/os-quota-sets/{demo_quota}", params={"user_id": demo.current_user_id},
+               json={"quota_set": {"key_pairs": 50}})
+    assert user.status_code == 200 and user.json()["quota_set"]["key_pairs"] == 50
+    assert raw(admin, "DELETE", f"/os-quota-sets/{demo_quota}").status_code == 202
+    assert raw(demo, "GET", f"/os-quota-sets/{demo_quota}").json()["quota_set"]["instances"] == 10
+    demo.compute.delete_server(server)
+
+
+def test_keypairs_are_counted_against_the_user_s_quota(admin, demo, demo_quota) -> None:
+    have = len(list(demo.compute.keypairs()))
+    admin.compute.update_quota_set(demo_quota, key_pairs=have)
+    message = fault(raw(demo, "POST", "/os-keypairs", "2.91", json={"keypair": {"name": unique("over")}}), 403)
+    assert message == "Quota exceeded, too many key pairs."
