@@ -2,6 +2,9 @@
 
 from tether.api.compute import (
     actions,
+    aggregates,
+    availability_zones,
+    compute_services,
     diagnostics,
     events,
     flavors,
@@ -13,4 +16,4 @@ from tether.api.compute import (
 )
 
 ROUTERS = tuple(module.router for module in (servers, interfaces, actions, diagnostics, events, flavors, hypervisors,
-                                             keypairs, quotas))
+                                             keypairs, quotas, availability_zones, compute_services, aggregates))

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.runtime.runtime import Runtime
+from tether.services.compute.aggregates import Aggregates
 from tether.services.compute.attach import Attach, PlugAndRecord, plug_then_record
 from tether.services.compute.build import Build, OnNodeVanished, fail_the_build
+from tether.services.compute.compute_services import ComputeServices
 from tether.services.compute.delete import Delete, ReleaseForDelete, release_for_delete
 from tether.services.compute.detach import Detach
 from tether.services.compute.events import ExternalEvents
@@ -104,6 +106,8 @@ class ComputeService:
         hypervisors = Hypervisors(store)
         keypairs = Keypairs(store, runtime)
         quotas = Quotas(store)
+        services = ComputeServices(store)
+        aggregates = Aggregates(store, runtime, rng)
 
         self.live_instance = instances.live
         # servers
@@ -139,6 +143,18 @@ class ComputeService:
         self.update_quota_set = quotas.update_quota_set
         self.delete_quota_set = quotas.delete_quota_set
         self.absolute_limits = quotas.absolute_limits
+        # services, aggregates and the availability zones they make
+        self.compute_services = services.compute_services
+        self.update_compute_service = services.update_compute_service
+        self.aggregates = aggregates.aggregates
+        self.aggregate = aggregates.aggregate
+        self.create_aggregate = aggregates.create_aggregate
+        self.update_aggregate = aggregates.update_aggregate
+        self.delete_aggregate = aggregates.delete_aggregate
+        self.add_aggregate_host = aggregates.add_host
+        self.remove_aggregate_host = aggregates.remove_host
+        self.set_aggregate_metadata = aggregates.set_metadata
+        self.availability_zones = aggregates.zones
         # what the API reads (and visible_flavor(s), hypervisor_records above): compute's one read API,
         # which tests and the scenario harness read through too
         self.server_record = queries.server_record
