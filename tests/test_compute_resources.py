@@ -345,3 +345,96 @@ def test_aggregate_errors_are_nova_s(admin) -> None:
     assert cleared["metadata"] == {}
     raw(admin, "POST", action, json={"remove_host": {"host": "compute-2"}})
     assert raw(admin, "DELETE", f"/os-aggregates/{created['id']}").status_code == 200
+
+
+# -- server groups ----------------------------------------------------------------------------------
+
+
+def hosts_of(connection, server_ids: list[str]) -> list[str]:
+    return [connection.compute.get_server(server).hypervisor_hostname for server in server_ids]
+
+
+def test_server_group_create_list_show_delete_through_the_cli(cloud: LiveCloud) -> None:
+    name = unique("grp")
+    created = cli_json(cloud, "server", "group", "create", "--policy", "soft-anti-affinity", name, as_demo=True)
+    assert created["policy"] == "soft-anti-affinity" and created["members"] == []
+    assert name in {row["Name"] for row in cli_json(cloud, "server", "group", "list", as_demo=True)}
+    shown = cli_json(cloud, "server", "group", "show", name, as_demo=True)
+    assert shown["id"] == created["id"]
+    cloud.cli("server", "group", "delete", name, cloud="tether-demo")
+    assert name not in {row["Name"] for row in cli_json(cloud, "server", "group", "list", as_demo=True)}
+
+
+def test_anti_affinity_members_land_on_distinct_hosts_and_a_third_finds_no_valid_host(cloud: LiveCloud,
+                                                                                       admin) -> None:
+    group = cli_json(cloud, "server", "group", "create", "--policy", "anti-affinity", unique("anti"))
+    servers = []
+    for _ in range(2):
+        servers.append(cli_json(cloud, "server", "create", "--flavor", "m1.tiny", "--image", "cirros", "--nic",
+                                "net-id=private", "--hint", f"group={group['id']}", "--wait",
+                                unique("anti"))["id"])
+    assert len(set(hosts_of(admin, servers))) == 2
+    third = boot_in_group(admin, group["id"])
+    failed = admin.compute.wait_for_server(admin.compute.get_server(third), status="ERROR", interval=0.05,
+                                           wait=60)
+    assert failed.fault["message"].startswith("No valid host was found.")
+    shown = raw(admin, "GET", f"/os-server-groups/{group['id']}").json()["server_group"]
+    assert set(shown["members"]) == {*servers, third}
+    assert raw(admin, "GET", f"/servers/{servers[0]}").json()["server"]["server_groups"] == [group["id"]]
+    for server in [*servers, third]:
+        admin.compute.delete_server(server)
+
+
+def boot_in_group(connection, group_id: str) -> str:
+    image = connection.image.find_image("cirros")
+    network = connection.network.find_network("private")
+    return connection.compute.create_server(name=unique("grp"), flavor_id="1", image_id=image.id,
+                                            networks=[{"uuid": network.id}],
+                                            scheduler_hints={"group": group_id}).id
+
+
+def test_affinity_keeps_members_together_and_the_group_quota_counts_them(admin, demo, demo_quota) -> None:
+    group = raw(demo, "POST", "/os-server-groups", json={"server_group": {"name": unique("aff"),
+                                                                          "policy": "affinity"}})
+    assert group.status_code == 200, group.text
+    group_id = group.json()["server_group"]["id"]
+    servers = [boot_in_group(demo, group_id) for _ in range(2)]
+    for server in servers:
+        wait_active(demo, server)
+    assert len(set(hosts_of(admin, servers))) == 1
+    admin.compute.update_quota_set(demo_quota, server_group_members=2)
+    image, network = demo.image.find_image("cirros"), demo.network.find_network("private")
+    with pytest.raises(openstack.exceptions.ForbiddenException, match="Quota exceeded, too many servers in group"):
+        boot_in_group(demo, group_id)
+    assert len([s for s in demo.compute.servers() if s.name.startswith("res-grp")]) >= 2 and image and network
+    for server in servers:
+        demo.compute.delete_server(server)
+
+
+def test_server_group_bodies_and_errors_follow_the_microversion(admin, demo, demo_quota) -> None:
+    old = raw(demo, "POST", "/os-server-groups", "2.1",
+              json={"server_group": {"name": unique("old"), "policies": ["anti-affinity"]}})
+    assert old.status_code == 200 and set(old.json()["server_group"]) == {"id", "name", "policies", "members",
+                                                                          "metadata"}
+    assert "soft-affinity" in fault(raw(demo, "POST", "/os-server-groups", "2.14",
+                                        json={"server_group": {"name": "x", "policies": ["soft-affinity"]}}), 400)
+    assert fault(raw(demo, "POST", "/os-server-groups", json={"server_group": {
+        "name": "x", "policy": "affinity", "rules": {"max_server_per_host": 2}}}), 400) == \
+        "Only anti-affinity policy supports rules."
+    ruled = raw(demo, "POST", "/os-server-groups", json={"server_group": {
+        "name": unique("rules"), "policy": "anti-affinity", "rules": {"max_server_per_host": 2}}})
+    assert ruled.json()["server_group"]["rules"] == {"max_server_per_host": 2}
+    missing = str(uuid.uuid4())
+    assert fault(raw(demo, "GET", f"/os-server-groups/{missing}"), 404) == \
+        f"Instance group {missing} could not be found."
+    image, network = demo.image.find_image("cirros"), demo.network.find_network("private")
+    refusal = raw(demo, "POST", "/servers", json={
+        "server": {"name": "x", "flavorRef": "1", "imageRef": image.id, "networks": [{"uuid": network.id}]},
+        "os:scheduler_hints": {"group": missing}})
+    assert fault(refusal, 400) == f"Instance group {missing} could not be found."
+    count = len(raw(demo, "GET", "/os-server-groups").json()["server_groups"])
+    admin.compute.update_quota_set(demo_quota, server_groups=count)
+    assert fault(raw(demo, "POST", "/os-server-groups", json={"server_group": {
+        "name": unique("over"), "policy": "affinity"}}), 403) == "Quota exceeded, too many server groups."
+    for group in raw(demo, "GET", "/os-server-groups").json()["server_groups"]:
+        assert raw(demo, "DELETE", f"/os-server-groups/{group['id']}").status_code == 204

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,17 +33,21 @@ class ServerGroupMember:
     instance_uuid: str
 
 
-def allowed_hosts(group: ServerGroup, member_hosts: list[str], candidates: list[str]) -> list[str]:
-    """The candidate hosts a new member may land on, best first (nova's ServerGroup filters and weighers).
+def host_allowed(group: ServerGroup, member_hosts: Sequence[str], host: str) -> bool:
+    """nova's ServerGroupAffinityFilter and ServerGroupAntiAffinityFilter: may a new member land on ``host``?
 
     ``member_hosts``: the host of each other member already placed (one entry per member)."""
     if group.policy == AFFINITY:
-        return [host for host in candidates if host in member_hosts] if member_hosts else list(candidates)
+        return not member_hosts or host in member_hosts
     if group.policy == ANTI_AFFINITY:
-        limit = int(group.rules.get("max_server_per_host", 1))
-        return [host for host in candidates if member_hosts.count(host) < limit]
+        return member_hosts.count(host) < int(group.rules.get("max_server_per_host", 1))
+    return True
+
+
+def host_weight(group: ServerGroup, member_hosts: Sequence[str], host: str) -> int:
+    """nova's soft (anti-)affinity weighers: the higher, the better the host for a new member."""
     if group.policy == SOFT_AFFINITY:
-        return sorted(candidates, key=lambda host: -member_hosts.count(host))
+        return member_hosts.count(host)
     if group.policy == SOFT_ANTI_AFFINITY:
-        return sorted(candidates, key=lambda host: member_hosts.count(host))
-    return list(candidates)
+        return -member_hosts.count(host)
+    return 0

@@ -12,8 +12,10 @@ from tether.api.compute import (
     interfaces,
     keypairs,
     quotas,
+    server_groups,
     servers,
 )
 
 ROUTERS = tuple(module.router for module in (servers, interfaces, actions, diagnostics, events, flavors, hypervisors,
-                                             keypairs, quotas, availability_zones, compute_services, aggregates))
+                                             keypairs, quotas, availability_zones, compute_services, aggregates,
+                                             server_groups))

@@ -100,9 +100,12 @@ async def list_servers_detail(request: Request, ctx: RequestContext = Depends(ca
 @router.get("/servers/{server_id}")
 async def show_server(server_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
-    record = await cloud(request).compute.server_record(ctx, server_id, with_hosts=_host_status_shown(ctx, version))
-    return JSONResponse({"server": views.server_detail(base_url(request), record, version, ctx,
-                                                       show_server_groups=True)})
+    compute = cloud(request).compute
+    record = await compute.server_record(ctx, server_id, with_hosts=_host_status_shown(ctx, version))
+    body = views.server_detail(base_url(request), record, version, ctx, show_server_groups=True)
+    if "server_groups" in body:
+        body["server_groups"] = await compute.server_groups_of(record.instance.uuid)
+    return JSONResponse({"server": body})
 
 
 @router.delete("/servers/{server_id}", status_code=204)
@@ -133,7 +136,8 @@ async def create_server(request: Request, parsed: bodies.ServerCreateRequest,
     try:
         instance = await cloud(request).compute.create_server(
             ctx, name=server.name, flavor_id=flavor_id, image_id=image_id or None, networks=networks,
-            metadata=dict(server.metadata) if server.metadata is not None else None, key_name=server.key_name)
+            metadata=dict(server.metadata) if server.metadata is not None else None, key_name=server.key_name,
+            group_id=_group_of(parsed))
     except ce.FlavorNotFound:
         raise fail("Invalid flavorRef provided.") from None
     except ce.ImageNotFound:
@@ -164,8 +168,7 @@ def _refuse_what_tether_cannot_do(parsed: bodies.ServerCreateRequest) -> None:
         ("hypervisor_hostname", server.hypervisor_hostname is not None, "requesting a hypervisor"),
         ("hostname", server.hostname is not None, "setting the guest hostname"),
         ("OS-DCF:diskConfig", server.disk_config == "AUTO", "automatic disk configuration"),
-        ("os:scheduler_hints", bool(parsed.scheduler_hints) or bool(parsed.legacy_scheduler_hints),
-         "scheduler hints"),
+        ("os:scheduler_hints", bool(set(_hints(parsed)) - {"group"}), "scheduler hints other than group"),
     ]
     for field_name, asked, what in refused:
         if asked:
@@ -176,6 +179,20 @@ def _refuse_what_tether_cannot_do(parsed: bodies.ServerCreateRequest) -> None:
             raise fail(f"Invalid input for field/attribute availability_zone. Tether does not support "
                        f"forcing a host ({zone}).")
         raise fail("The requested availability zone is not available")
+
+
+def _hints(parsed: bodies.ServerCreateRequest) -> dict[str, Any]:
+    return {**(parsed.legacy_scheduler_hints or {}), **(parsed.scheduler_hints or {})}
+
+
+def _group_of(parsed: bodies.ServerCreateRequest) -> str | None:
+    """The server group a boot joins (the ``group`` scheduler hint), checked as nova's schema checks it."""
+    group = _hints(parsed).get("group")
+    if group is None:
+        return None
+    if not isinstance(group, str) or not is_uuid_like(group):
+        raise fail(f"Invalid input for field/attribute group. Value: {group}. '{group}' is not a 'uuid'")
+    return group
 
 
 def _image_of(server: bodies.ServerCreate) -> str:

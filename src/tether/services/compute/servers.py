@@ -18,7 +18,7 @@ from tether.domain.errors import compute as ce
 from tether.domain.errors import image as ie
 from tether.domain.ids import is_uuid_like, new_uuid
 from tether.runtime.runtime import Runtime
-from tether.services.compute import instance_state, quotas, records
+from tether.services.compute import instance_state, quotas, records, server_groups
 from tether.services.compute.build import Build
 from tether.services.compute.delete import Delete
 from tether.services.compute.flavors import Flavors
@@ -61,6 +61,7 @@ class Servers:
         metadata: dict[str, str] | None = None,
         key_name: str | None = None,
         uuid: str | None = None,
+        group_id: str | None = None,
     ) -> Instance:
         """Accept a server and start its build. ``uuid``: for internal callers that name the server
         before asking for it (a stack records the id first, so a crash cannot lose the server)."""
@@ -98,6 +99,8 @@ class Servers:
                 await boot_key(conn, ctx.user_id, key_name)
             await quotas.check_boot(conn, instance.project_id, instance.user_id, flavor, 1, 1)
             await repos.instances.add(conn, instance)
+            if group_id is not None:
+                await server_groups.join(conn, ctx, group_id, instance.uuid)
             await records.start_action(conn, ctx, instance.uuid, "create", now)
             await intents.record(conn, f"build:{instance.uuid}", "build", instance.uuid,
                                  {"request_id": ctx.request_id}, now)

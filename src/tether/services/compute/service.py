@@ -39,6 +39,7 @@ from tether.services.compute.queries import ComputeQueries
 from tether.services.compute.quotas import Quotas
 from tether.services.compute.recovery import Recovery
 from tether.services.compute.release import Release, ReleaseNodes, detach_listed_vifs_then_unprovision
+from tether.services.compute.server_groups import ServerGroups
 from tether.services.compute.servers import Servers
 from tether.store.database import Store
 
@@ -108,6 +109,7 @@ class ComputeService:
         quotas = Quotas(store)
         services = ComputeServices(store)
         aggregates = Aggregates(store, runtime, rng)
+        groups = ServerGroups(store, runtime, rng)
 
         self.live_instance = instances.live
         # servers
@@ -155,6 +157,12 @@ class ComputeService:
         self.remove_aggregate_host = aggregates.remove_host
         self.set_aggregate_metadata = aggregates.set_metadata
         self.availability_zones = aggregates.zones
+        # server groups (the scheduler honours them in placement.py)
+        self.create_server_group = groups.create_server_group
+        self.server_groups = groups.server_groups
+        self.server_group = groups.server_group
+        self.delete_server_group = groups.delete_server_group
+        self.server_groups_of = groups.groups_of
         # what the API reads (and visible_flavor(s), hypervisor_records above): compute's one read API,
         # which tests and the scenario harness read through too
         self.server_record = queries.server_record
