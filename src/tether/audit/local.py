@@ -29,6 +29,8 @@ async def collect(cloud: Cloud) -> Snapshot:
             portgroups=await repos.portgroups.find(conn),
             orchestration_ports=await ports_stacks_list(conn),
             stacks=await repos.stacks.find(conn, deleted_at=None),
+            server_groups=await repos.server_groups.find(conn),
+            group_members=await repos.server_group_members.find(conn),
         )
     snapshot.guest_devices = cloud.world.hypervisor.interfaces()
     return snapshot

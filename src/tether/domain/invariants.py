@@ -18,6 +18,7 @@ from tether.domain.compute import GuestInterface, Instance, VifEntry
 from tether.domain.network import COMPUTE_OWNER_PREFIX, CREATED_BY_COMPUTE, CREATED_BY_ORCHESTRATION, IpAllocation, Port
 from tether.domain.orchestration.stack_states import is_in_progress
 from tether.domain.orchestration.stacks import Stack
+from tether.domain.server_groups import AFFINITY, ANTI_AFFINITY, ServerGroup, ServerGroupMember
 
 
 @dataclass
@@ -35,6 +36,8 @@ class Snapshot:
     orchestration_ports: dict[str, str] = field(default_factory=dict)
     # The stacks that are not deleted.
     stacks: list[Stack] = field(default_factory=list)
+    server_groups: list[ServerGroup] = field(default_factory=list)
+    group_members: list[ServerGroupMember] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -244,6 +247,32 @@ def ip_allocation(snap: Snapshot) -> list[Violation]:
     return out
 
 
+def server_group_policy(snap: Snapshot) -> list[Violation]:
+    """The live members of a hard (anti-)affinity group are placed as its policy says: apart, at most
+    ``max_server_per_host`` to a host, or together on one host (a node counts as a host of its own)."""
+    index = _Index(snap)
+    placed: dict[str, list[Instance]] = defaultdict(list)
+    for member in snap.group_members:
+        instance = index.live(member.instance_uuid)
+        if instance is not None and instance.host:
+            placed[member.group_id].append(instance)
+    out = []
+    for group in snap.server_groups:
+        members = placed.get(group.id, [])
+        where = [member.node if member.is_baremetal else member.host for member in members]
+        crowded = []
+        if group.policy == ANTI_AFFINITY:
+            limit = int(group.rules.get("max_server_per_host", 1))
+            crowded = sorted({host for host in where if where.count(host) > limit})  # type: ignore[misc]
+        elif group.policy == AFFINITY and len(set(where)) > 1:
+            crowded = sorted(set(where))  # type: ignore[arg-type]
+        if crowded:
+            out.append(Violation("server-group-policy", {"server_group": group.id},
+                                 f"{group.policy} group {group.id} has members {sorted(m.uuid for m in members)} "
+                                 f"placed on {where}"))
+    return out
+
+
 INVARIANTS: dict[str, Callable[[Snapshot], list[Violation]]] = {
     "stale-vif": stale_vif,
     "orphan-port": orphan_port,
@@ -252,6 +281,7 @@ INVARIANTS: dict[str, Callable[[Snapshot], list[Violation]]] = {
     "zombie-interface": zombie_interface,
     "association": association,
     "ip-allocation": ip_allocation,
+    "server-group-policy": server_group_policy,
 }
 
 
