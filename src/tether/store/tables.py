@@ -14,7 +14,7 @@ from sqlalchemy import (
 )
 
 from tether.domain import aggregates as aggregate_model
-from tether.domain import baremetal, compute, identity, image, network, quotas
+from tether.domain import baremetal, compute, flavor_access, identity, image, network, quotas
 from tether.domain import keypairs as keypair_model
 from tether.domain import server_groups as server_group_model
 from tether.domain.orchestration import stacks as orchestration
@@ -99,6 +99,8 @@ server_groups = table_for(metadata, "server_groups", server_group_model.ServerGr
 server_group_members = table_for(metadata, "server_group_members", server_group_model.ServerGroupMember,
                                  primary_key=("group_id", "instance_uuid"),
                                  extra=(Index("ix_server_group_members_instance", "instance_uuid"),))
+flavor_projects = table_for(metadata, "flavor_projects", flavor_access.FlavorAccess,
+                            primary_key=("flavor_id", "project_id"))
 aggregates = table_for(metadata, "aggregates", aggregate_model.Aggregate, primary_key=("id",), autoincrement="id",
                        extra=(UniqueConstraint("uuid", name="uq_aggregates_uuid"),))
 

@@ -7,6 +7,7 @@ from tether.api.compute import (
     compute_services,
     diagnostics,
     events,
+    flavor_settings,
     flavors,
     hypervisors,
     interfaces,
@@ -18,4 +19,4 @@ from tether.api.compute import (
 
 ROUTERS = tuple(module.router for module in (servers, interfaces, actions, diagnostics, events, flavors, hypervisors,
                                              keypairs, quotas, availability_zones, compute_services, aggregates,
-                                             server_groups))
+                                             server_groups, flavor_settings))

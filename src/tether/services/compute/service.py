@@ -21,6 +21,7 @@ from tether.services.compute.delete import Delete, ReleaseForDelete, release_for
 from tether.services.compute.detach import Detach
 from tether.services.compute.events import ExternalEvents
 from tether.services.compute.failure import InstanceFailure
+from tether.services.compute.flavor_settings import FlavorSettings
 from tether.services.compute.flavors import Flavors
 from tether.services.compute.hypervisors import Hypervisors
 from tether.services.compute.instances import Instances
@@ -110,6 +111,7 @@ class ComputeService:
         services = ComputeServices(store)
         aggregates = Aggregates(store, runtime, rng)
         groups = ServerGroups(store, runtime, rng)
+        flavor_settings = FlavorSettings(store)
 
         self.live_instance = instances.live
         # servers
@@ -163,6 +165,13 @@ class ComputeService:
         self.server_group = groups.server_group
         self.delete_server_group = groups.delete_server_group
         self.server_groups_of = groups.groups_of
+        # flavor extra specs, access and description
+        self.set_flavor_extra_specs = flavor_settings.set_extra_specs
+        self.delete_flavor_extra_spec = flavor_settings.delete_extra_spec
+        self.describe_flavor = flavor_settings.describe_flavor
+        self.flavor_access = flavor_settings.flavor_access
+        self.add_flavor_access = flavor_settings.add_tenant_access
+        self.remove_flavor_access = flavor_settings.remove_tenant_access
         # what the API reads (and visible_flavor(s), hypervisor_records above): compute's one read API,
         # which tests and the scenario harness read through too
         self.server_record = queries.server_record

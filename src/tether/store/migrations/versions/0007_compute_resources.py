@@ -1,4 +1,4 @@
-"""Compute resources: keypairs, quota limits, server groups, aggregates, service state
+"""Compute resources: keypairs, quota limits, server groups, aggregates, flavor access, service state
 
 Revision ID: 0007_compute_resources
 Revises: 0003_orchestration
@@ -27,6 +27,11 @@ def upgrade() -> None:
     sa.Column('updated_at', sa.Float(), autoincrement=False, nullable=True),
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('uuid', name='uq_aggregates_uuid')
+    )
+    op.create_table('flavor_projects',
+    sa.Column('flavor_id', sa.String(length=255), autoincrement=False, nullable=False),
+    sa.Column('project_id', sa.String(length=255), autoincrement=False, nullable=False),
+    sa.PrimaryKeyConstraint('flavor_id', 'project_id')
     )
     op.create_table('keypairs',
     sa.Column('user_id', sa.String(length=255), autoincrement=False, nullable=False),
@@ -89,4 +94,5 @@ def downgrade() -> None:
     op.drop_table('server_group_members')
     op.drop_table('quota_limits')
     op.drop_table('keypairs')
+    op.drop_table('flavor_projects')
     op.drop_table('aggregates')
