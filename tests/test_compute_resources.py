@@ -499,3 +499,12 @@ def test_a_flavor_given_a_custom_resource_class_boots_bare_metal(cloud: LiveClou
     assert shown.hypervisor_hostname in {node.id for node in admin.baremetal.nodes()}
     admin.compute.delete_server(server["id"])
     admin.compute.wait_for_delete(shown, interval=0.1, wait=60)
+
+
+def test_server_metadata_beyond_the_metadata_items_quota_is_refused(admin, demo, demo_quota) -> None:
+    admin.compute.update_quota_set(demo_quota, metadata_items=2)
+    image, network = demo.image.find_image("cirros"), demo.network.find_network("private")
+    response = raw(demo, "POST", "/servers", json={"server": {
+        "name": unique("meta"), "flavorRef": "1", "imageRef": image.id, "networks": [{"uuid": network.id}],
+        "metadata": {"a": "1", "b": "2", "c": "3"}}})
+    assert fault(response, 403) == "Maximum number of metadata items exceeds 2"

@@ -64,6 +64,13 @@ async def check_boot(conn: StoreConnection, project_id: str, user_id: str, flavo
     return q.instances_allowed(limits, used, flavor.vcpus, flavor.ram, min_count, max_count)
 
 
+async def check_metadata(conn: StoreConnection, project_id: str, user_id: str, items: int) -> None:
+    """nova's metadata_items limit on a server's metadata (a 403, as every over-quota answer)."""
+    limit = (await limits_of(conn, project_id, user_id))["metadata_items"]
+    if q.over(limit, 0, items):
+        raise ce.OverQuota(f"Maximum number of metadata items exceeds {limit}")
+
+
 async def check_one_more(conn: StoreConnection, resource: str, project_id: str, user_id: str,
                          error: type[ce.OverQuota]) -> None:
     """A keypair or server group about to be added, checked in the transaction that adds it."""

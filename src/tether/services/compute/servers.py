@@ -97,6 +97,7 @@ class Servers:
         async with self.store.begin() as conn:
             if key_name is not None:
                 await boot_key(conn, ctx.user_id, key_name)
+            await quotas.check_metadata(conn, instance.project_id, instance.user_id, len(metadata))
             await quotas.check_boot(conn, instance.project_id, instance.user_id, flavor, 1, 1)
             await repos.instances.add(conn, instance)
             if group_id is not None:
