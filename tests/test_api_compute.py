@@ -632,7 +632,7 @@ BAD_SERVERS: list[tuple[str, str, Any]] = [
     ("unknown network field", LATEST, lambda s, n: _server(s, n, networks=[{"uuid": s["network"], "x": 1}])),
     ("network tag in 2.37", "2.37", lambda s, n: _server(s, n, networks=[{"uuid": s["network"], "tag": "t"}])),
     ("bad fixed ip", LATEST, lambda s, n: _server(s, n, networks=[{"uuid": s["network"], "fixed_ip": "10.0.0"}])),
-    ("min_count 2", LATEST, lambda s, n: _server(s, n, min_count=2)),
+    ("min_count above max_count", LATEST, lambda s, n: _server(s, n, min_count=3, max_count=2)),
     ("max_count 0", LATEST, lambda s, n: _server(s, n, max_count=0)),
     ("imageRef not a uuid", LATEST, lambda s, n: _server(s, n, imageRef="cirros")),
     ("unknown image", LATEST, lambda s, n: _server(s, n, imageRef=str(uuid.uuid4()))),

@@ -508,3 +508,43 @@ def test_server_metadata_beyond_the_metadata_items_quota_is_refused(admin, demo,
         "name": unique("meta"), "flavorRef": "1", "imageRef": image.id, "networks": [{"uuid": network.id}],
         "metadata": {"a": "1", "b": "2", "c": "3"}}})
     assert fault(response, 403) == "Maximum number of metadata items exceeds 2"
+
+
+# -- multi-create ----------------------------------------------------------------------------------
+
+
+def test_server_create_min_2_max_3_boots_three_named_as_nova_names_them(cloud: LiveCloud, admin) -> None:
+    name = unique("multi")
+    cloud.cli("server", "create", "--flavor", "m1.tiny", "--image", "cirros", "--nic", "net-id=private",
+              "--min", "2", "--max", "3", "--wait", name)
+    servers = sorted((s for s in admin.compute.servers(details=True) if s.name.startswith(name)),
+                     key=lambda s: s.name)
+    assert [s.name for s in servers] == [f"{name}-1", f"{name}-2", f"{name}-3"]
+    assert {s.status for s in servers} == {"ACTIVE"}
+    detail = [raw(admin, "GET", f"/servers/{s.id}").json()["server"] for s in servers]
+    assert [d["OS-EXT-SRV-ATTR:launch_index"] for d in detail] == [0, 1, 2]
+    assert len({d["OS-EXT-SRV-ATTR:reservation_id"] for d in detail}) == 1
+    for server in servers:
+        admin.compute.delete_server(server)
+
+
+def test_multi_create_takes_what_the_quota_allows_between_min_and_max(admin, demo, demo_quota) -> None:
+    used = len(live_servers(demo))
+    admin.compute.update_quota_set(demo_quota, instances=used + 2)
+    image, network = demo.image.find_image("cirros"), demo.network.find_network("private")
+    server = {"name": unique("few"), "flavorRef": "1", "imageRef": image.id, "networks": [{"uuid": network.id}]}
+    over = raw(demo, "POST", "/servers", json={"server": {**server, "min_count": 3, "max_count": 4}})
+    assert fault(over, 403) == (f"Quota exceeded for instances: Requested 3-4, but already used {used} of "
+                                f"{used + 2} instances")
+    taken = raw(demo, "POST", "/servers", json={"server": {**server, "min_count": 1, "max_count": 5,
+                                                           "return_reservation_id": True}})
+    assert taken.status_code == 202 and set(taken.json()) == {"reservation_id"}
+    mine = [s for s in demo.compute.servers() if s.name.startswith(server["name"])]
+    assert sorted(s.name for s in mine) == [f"{server['name']}-1", f"{server['name']}-2"]
+    port = demo.network.create_port(network_id=network.id)
+    shared = raw(demo, "POST", "/servers", json={"server": {**server, "networks": [{"port": port.id}],
+                                                            "max_count": 2}})
+    assert "single configured port ID" in fault(shared, 400)
+    for item in mine:
+        demo.compute.delete_server(item)
+    demo.network.delete_port(port)

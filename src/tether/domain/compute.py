@@ -60,6 +60,9 @@ class Instance:
     requested_networks: Any = None
     metadata: dict[str, str] = field(default_factory=dict)
     key_name: str | None = None
+    # nova's multi-create: the request's reservation id and this server's place in it
+    reservation_id: str | None = None
+    launch_index: int = 0
     # When the current transient state must have ended (design rule 3).
     deadline: float | None = None
     created_at: float = 0.0

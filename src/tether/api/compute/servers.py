@@ -130,20 +130,23 @@ async def create_server(request: Request, parsed: bodies.ServerCreateRequest,
     image_id = _image_of(server)
     networks = _networks_of(server, version)
     _check_bdms(server, version, image_id)
-    _check_counts(server)
+    min_count, max_count = _counts_of(server)
     security_groups = _security_groups_of(server)
     flavor_id = str(server.flavorRef).rstrip("/").rsplit("/", 1)[-1]
     try:
-        instance = await cloud(request).compute.create_server(
+        instances, reservation_id = await cloud(request).compute.create_servers(
             ctx, name=server.name, flavor_id=flavor_id, image_id=image_id or None, networks=networks,
             metadata=dict(server.metadata) if server.metadata is not None else None, key_name=server.key_name,
-            group_id=_group_of(parsed))
+            group_id=_group_of(parsed), min_count=min_count, max_count=max_count)
     except ce.FlavorNotFound:
         raise fail("Invalid flavorRef provided.") from None
     except ce.ImageNotFound:
         raise fail("Can not find requested image") from None
     except (ce.NetworkNotFound, ce.PortNotFound) as error:
         raise fail(error.message) from None
+    if server.return_reservation_id:
+        return JSONResponse({"reservation_id": reservation_id}, status_code=202)
+    instance = instances[0]
     admin_pass = server.adminPass if server.adminPass is not None else \
         "".join(secrets.choice(_PASSWORD_SYMBOLS) for _ in range(12))
     body = views.server_created(base_url(request), instance, admin_pass, security_groups)
@@ -160,7 +163,6 @@ def _refuse_what_tether_cannot_do(parsed: bodies.ServerCreateRequest) -> None:
         ("personality", bool(server.personality), "file injection (personality)"),
         ("block_device_mapping", bool(server.block_device_mapping), "legacy block device mappings (no volumes)"),
         ("config_drive", bool(server.config_drive), "config drives"),
-        ("return_reservation_id", bool(server.return_reservation_id), "reservation ids"),
         ("description", server.description is not None, "server descriptions"),
         ("tags", bool(server.tags), "server tags"),
         ("trusted_image_certificates", bool(server.trusted_image_certificates), "trusted image certificates"),
@@ -271,13 +273,12 @@ def _check_bdms(server: bodies.ServerCreate, version: Microversion, image_id: st
                        "(source_type image, destination_type local) and blank local disks can be mapped.")
 
 
-def _check_counts(server: bodies.ServerCreate) -> None:
+def _counts_of(server: bodies.ServerCreate) -> tuple[int, int]:
     min_count = int(server.min_count if server.min_count is not None else 1)
     max_count = int(server.max_count if server.max_count is not None else min_count)
     if min_count > max_count:
         raise fail("min_count must be <= max_count")
-    if min_count != 1 or max_count != 1:
-        raise fail("Tether creates one server per request: min_count and max_count must be 1.")
+    return min_count, max_count
 
 
 def _security_groups_of(server: bodies.ServerCreate) -> list[dict[str, str]]:

@@ -116,6 +116,7 @@ class ComputeService:
         self.live_instance = instances.live
         # servers
         self.create_server = servers.create_server
+        self.create_servers = servers.create_servers
         self.delete_server = servers.delete_server
         # interfaces and what the network service tells us
         self.attach_interface = attach.attach_interface

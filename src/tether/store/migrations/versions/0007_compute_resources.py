@@ -1,4 +1,5 @@
-"""Compute resources: keypairs, quota limits, server groups, aggregates, flavor access, service state
+"""Compute resources: keypairs, quota limits, server groups, aggregates, flavor access, service state,
+multi-create's reservation ids
 
 Revision ID: 0007_compute_resources
 Revises: 0003_orchestration
@@ -72,6 +73,11 @@ def upgrade() -> None:
     with op.batch_alter_table('server_groups', schema=None) as batch_op:
         batch_op.create_index('ix_server_groups_project', ['project_id'], unique=False)
 
+    with op.batch_alter_table('instances', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('reservation_id', sa.String(length=255), autoincrement=False, nullable=True))
+        batch_op.add_column(sa.Column('launch_index', sa.Integer(), autoincrement=False, nullable=False,
+                                      server_default='0'))
+
     with op.batch_alter_table('hypervisors', schema=None) as batch_op:
         batch_op.add_column(sa.Column('disabled_reason', sa.String(length=255), autoincrement=False, nullable=True))
         batch_op.add_column(sa.Column('forced_down', sa.Boolean(), autoincrement=False, nullable=False,
@@ -80,6 +86,10 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    with op.batch_alter_table('instances', schema=None) as batch_op:
+        batch_op.drop_column('launch_index')
+        batch_op.drop_column('reservation_id')
+
     with op.batch_alter_table('hypervisors', schema=None) as batch_op:
         batch_op.drop_column('forced_down')
         batch_op.drop_column('disabled_reason')
