@@ -59,6 +59,11 @@ class Nova:
         return httpx.request(method, f"{self.live.base_url}/compute/v2.1{path}", headers=headers, timeout=60,
                              **kwargs)
 
+    def project_id(self) -> str:
+        response = httpx.get(f"{self.live.base_url}/identity/v3/auth/tokens", timeout=30,
+                             headers={"X-Auth-Token": self.token, "X-Subject-Token": self.token})
+        return response.json()["token"]["project"]["id"]
+
     def get(self, path: str, version: str | None = LATEST, **kwargs: Any) -> httpx.Response:
         return self.call("GET", path, version, **kwargs)
 
@@ -392,12 +397,16 @@ def test_delete_is_204_then_404_and_deleted_servers_are_listed_only_when_asked(a
 def test_a_build_that_fails_shows_error_with_its_fault(admin, demo, seeded, servers) -> None:
     flavor = admin.post("/flavors", {"flavor": {"name": unique("huge"), "ram": 10**6, "vcpus": 512, "disk": 1}})
     flavor_id = flavor.json()["flavor"]["id"]
+    # room in the admin project's quota, so that it is the hosts that run out
+    quota = f"/os-quota-sets/{admin.project_id()}"
+    assert admin.call("PUT", quota, json={"quota_set": {"cores": -1, "ram": -1}}).status_code == 200
     try:
         server_id = admin.boot(unique("novalidhost"), seeded, flavorRef=flavor_id)
         servers.append(server_id)
         server = admin.wait(server_id)
     finally:
         admin.delete(f"/flavors/{flavor_id}")
+        admin.call("DELETE", quota)
     assert server["status"] == "ERROR" and server["OS-EXT-STS:vm_state"] == "error"
     assert server["fault"]["code"] == 500 and server["fault"]["message"].startswith("No valid host was found.")
     assert server["fault"]["created"].endswith("Z") and "details" in server["fault"]  # admins see details
@@ -623,7 +632,7 @@ BAD_SERVERS: list[tuple[str, str, Any]] = [
     ("unknown network field", LATEST, lambda s, n: _server(s, n, networks=[{"uuid": s["network"], "x": 1}])),
     ("network tag in 2.37", "2.37", lambda s, n: _server(s, n, networks=[{"uuid": s["network"], "tag": "t"}])),
     ("bad fixed ip", LATEST, lambda s, n: _server(s, n, networks=[{"uuid": s["network"], "fixed_ip": "10.0.0"}])),
-    ("min_count 2", LATEST, lambda s, n: _server(s, n, min_count=2)),
+    ("min_count above max_count", LATEST, lambda s, n: _server(s, n, min_count=3, max_count=2)),
     ("max_count 0", LATEST, lambda s, n: _server(s, n, max_count=0)),
     ("imageRef not a uuid", LATEST, lambda s, n: _server(s, n, imageRef="cirros")),
     ("unknown image", LATEST, lambda s, n: _server(s, n, imageRef=str(uuid.uuid4()))),

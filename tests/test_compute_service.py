@@ -530,6 +530,9 @@ async def test_more_baremetal_boots_than_nodes_fail_the_extra_one_with_no_valid_
 async def test_more_vm_boots_than_hypervisor_capacity_fail_the_extra_one_with_no_valid_host(lab: Lab) -> None:
     big = await lab.run(lab.compute.create_flavor(lab.admin.fresh(), name="m1.whole-host", vcpus=64,
                                                   ram=262144, disk=4000))
+    # room in the quota, so that it is the hosts that run out
+    await lab.run(lab.compute.update_quota_set(lab.admin.fresh(), lab.demo.project_id or "",
+                                               {"cores": -1, "ram": -1}))
 
     async def boot_three() -> list[Instance]:
         return [await lab.boot(f"vm{i}", flavor=big.id) for i in range(SHAPE.hypervisors + 1)]

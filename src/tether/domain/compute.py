@@ -37,6 +37,9 @@ class Hypervisor:
     local_gb: int
     state: str = "up"
     status: str = "enabled"
+    # os-services: why an admin disabled it, and whether it was forced down (2.11)
+    disabled_reason: str | None = None
+    forced_down: bool = False
 
 
 @dataclass
@@ -57,6 +60,9 @@ class Instance:
     requested_networks: Any = None
     metadata: dict[str, str] = field(default_factory=dict)
     key_name: str | None = None
+    # nova's multi-create: the request's reservation id and this server's place in it
+    reservation_id: str | None = None
+    launch_index: int = 0
     # When the current transient state must have ended (design rule 3).
     deadline: float | None = None
     created_at: float = 0.0

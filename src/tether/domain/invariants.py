@@ -25,6 +25,7 @@ from tether.domain.network import (
 )
 from tether.domain.orchestration.stack_states import is_in_progress
 from tether.domain.orchestration.stacks import Stack
+from tether.domain.server_groups import AFFINITY, ANTI_AFFINITY, ServerGroup, ServerGroupMember
 
 
 @dataclass
@@ -48,6 +49,8 @@ class Snapshot:
     # what they created, by id ("port", "network", "image", "keypair"), and what they asked to delete.
     user_made: dict[str, str] = field(default_factory=dict)
     deleted_on_request: set[str] = field(default_factory=set)
+    server_groups: list[ServerGroup] = field(default_factory=list)
+    group_members: list[ServerGroupMember] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -275,6 +278,29 @@ def user_resources_kept(snap: Snapshot) -> list[Violation]:
             out.append(Violation("user-resources-kept", {"port": port.id, "instance": port.device_id},
                                  f"port {port.id}, which a user brought, is still bound to instance "
                                  f"{port.device_id or '(none)'}, which is gone: it cannot be used again"))
+def server_group_policy(snap: Snapshot) -> list[Violation]:
+    """The live members of a hard (anti-)affinity group are placed as its policy says: apart, at most
+    ``max_server_per_host`` to a host, or together on one host (a node counts as a host of its own)."""
+    index = _Index(snap)
+    placed: dict[str, list[Instance]] = defaultdict(list)
+    for member in snap.group_members:
+        instance = index.live(member.instance_uuid)
+        if instance is not None and instance.host:
+            placed[member.group_id].append(instance)
+    out = []
+    for group in snap.server_groups:
+        members = placed.get(group.id, [])
+        where = [member.node if member.is_baremetal else member.host for member in members]
+        crowded = []
+        if group.policy == ANTI_AFFINITY:
+            limit = int(group.rules.get("max_server_per_host", 1))
+            crowded = sorted({host for host in where if where.count(host) > limit})  # type: ignore[misc]
+        elif group.policy == AFFINITY and len(set(where)) > 1:
+            crowded = sorted(set(where))  # type: ignore[arg-type]
+        if crowded:
+            out.append(Violation("server-group-policy", {"server_group": group.id},
+                                 f"{group.policy} group {group.id} has members {sorted(m.uuid for m in members)} "
+                                 f"placed on {where}"))
     return out
 
 
@@ -287,6 +313,7 @@ INVARIANTS: dict[str, Callable[[Snapshot], list[Violation]]] = {
     "association": association,
     "ip-allocation": ip_allocation,
     "user-resources-kept": user_resources_kept,
+    "server-group-policy": server_group_policy,
 }
 
 

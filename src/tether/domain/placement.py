@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tether.domain.compute import Flavor, Hypervisor
+from tether.domain.server_groups import ServerGroup, host_allowed, host_weight
 
 
 @dataclass(frozen=True)
@@ -30,13 +32,17 @@ def fits(hypervisor: Hypervisor, used: Usage, flavor: Flavor) -> bool:
 
 
 def choose_hypervisor(
-    hypervisors: list[Hypervisor], usage: dict[str, Usage], flavor: Flavor
+    hypervisors: list[Hypervisor], usage: dict[str, Usage], flavor: Flavor,
+    group: ServerGroup | None = None, member_hosts: Sequence[str] = (),
 ) -> Hypervisor | None:
-    """The hypervisor with the most free memory that fits the flavor (spread), or None."""
-    candidates = [hv for hv in hypervisors if fits(hv, usage.get(hv.hostname, Usage()), flavor)]
+    """The hypervisor that fits the flavor and the server group's policy, or None: the group's soft
+    policy first, then the most free memory (spread)."""
+    candidates = [hv for hv in hypervisors if fits(hv, usage.get(hv.hostname, Usage()), flavor)
+                  and (group is None or host_allowed(group, member_hosts, hv.hostname))]
     if not candidates:
         return None
     return max(
         candidates,
-        key=lambda hv: (hv.memory_mb - usage.get(hv.hostname, Usage()).memory_mb, hv.hostname),
+        key=lambda hv: (host_weight(group, member_hosts, hv.hostname) if group else 0,
+                        hv.memory_mb - usage.get(hv.hostname, Usage()).memory_mb, hv.hostname),
     )

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from tether.domain import baremetal, compute, identity, image, metadefs, network
+from tether.domain import aggregates as aggregate_model
+from tether.domain import baremetal, compute, flavor_access, identity, image, metadefs, network, quotas
+from tether.domain import keypairs as keypair_model
+from tether.domain import server_groups as server_group_model
 from tether.domain.orchestration import stacks as orchestration
 from tether.store import tables
 from tether.store.repository import Repository
@@ -41,6 +44,12 @@ instance_vifs = Repository(tables.instance_vifs, compute.VifEntry, None)
 instance_actions = Repository(tables.instance_actions, compute.InstanceAction, None)
 action_events = Repository(tables.action_events, compute.ActionEvent, "id")
 instance_faults = Repository(tables.instance_faults, compute.InstanceFault, "id")
+keypairs = Repository(tables.keypairs, keypair_model.Keypair, "id")
+quota_limits = Repository(tables.quota_limits, quotas.QuotaLimit, None)
+server_groups = Repository(tables.server_groups, server_group_model.ServerGroup, "id")
+server_group_members = Repository(tables.server_group_members, server_group_model.ServerGroupMember, None)
+flavor_projects = Repository(tables.flavor_projects, flavor_access.FlavorAccess, None)
+aggregates = Repository(tables.aggregates, aggregate_model.Aggregate, "id")
 
 stacks = Repository(tables.stacks, orchestration.Stack, "id")
 stack_resources = Repository(tables.stack_resources, orchestration.StackResource, "id")

@@ -13,7 +13,10 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-from tether.domain import baremetal, compute, identity, image, metadefs, network
+from tether.domain import aggregates as aggregate_model
+from tether.domain import baremetal, compute, flavor_access, identity, image, metadefs, network, quotas
+from tether.domain import keypairs as keypair_model
+from tether.domain import server_groups as server_group_model
 from tether.domain.orchestration import stacks as orchestration
 from tether.store.schema import table_for
 
@@ -105,6 +108,20 @@ action_events = table_for(metadata, "action_events", compute.ActionEvent, primar
 instance_faults = table_for(metadata, "instance_faults", compute.InstanceFault,
                             primary_key=("id",), autoincrement="id", text=("message", "details"),
                             extra=(Index("ix_instance_faults_instance", "instance_uuid"),))
+keypairs = table_for(metadata, "keypairs", keypair_model.Keypair, primary_key=("id",), autoincrement="id",
+                     text=("public_key",),
+                     extra=(UniqueConstraint("user_id", "name", name="uq_keypairs_user_name"),))
+quota_limits = table_for(metadata, "quota_limits", quotas.QuotaLimit,
+                         primary_key=("project_id", "user_id", "resource"))
+server_groups = table_for(metadata, "server_groups", server_group_model.ServerGroup, primary_key=("id",),
+                          extra=(Index("ix_server_groups_project", "project_id"),))
+server_group_members = table_for(metadata, "server_group_members", server_group_model.ServerGroupMember,
+                                 primary_key=("group_id", "instance_uuid"),
+                                 extra=(Index("ix_server_group_members_instance", "instance_uuid"),))
+flavor_projects = table_for(metadata, "flavor_projects", flavor_access.FlavorAccess,
+                            primary_key=("flavor_id", "project_id"))
+aggregates = table_for(metadata, "aggregates", aggregate_model.Aggregate, primary_key=("id",), autoincrement="id",
+                       extra=(UniqueConstraint("uuid", name="uq_aggregates_uuid"),))
 
 # orchestration
 stacks = table_for(metadata, "stacks", orchestration.Stack, primary_key=("id",),

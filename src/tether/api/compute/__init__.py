@@ -1,5 +1,22 @@
 """Nova's API (/compute/v2.1): one small module per resource."""
 
-from tether.api.compute import actions, diagnostics, events, flavors, hypervisors, interfaces, servers
+from tether.api.compute import (
+    actions,
+    aggregates,
+    availability_zones,
+    compute_services,
+    diagnostics,
+    events,
+    flavor_settings,
+    flavors,
+    hypervisors,
+    interfaces,
+    keypairs,
+    quotas,
+    server_groups,
+    servers,
+)
 
-ROUTERS = tuple(module.router for module in (servers, interfaces, actions, diagnostics, events, flavors, hypervisors))
+ROUTERS = tuple(module.router for module in (servers, interfaces, actions, diagnostics, events, flavors, hypervisors,
+                                             keypairs, quotas, availability_zones, compute_services, aggregates,
+                                             server_groups, flavor_settings))

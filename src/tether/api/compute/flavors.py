@@ -1,6 +1,6 @@
 """/flavors: list, list in detail, show, extra specs; admins create (200) and delete (202).
 
-Non-admins see public flavors only (Tether has no flavor access lists).
+Non-admins see public flavors and the private ones shared with their project (flavor_settings.py).
 Lists are sorted by flavor id and paged as nova pages them.
 """
 

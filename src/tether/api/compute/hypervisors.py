@@ -63,7 +63,7 @@ def hypervisor_body(record: HypervisorRecord, version: Microversion, *, detail: 
             "hypervisor_version": 1,
             "host_ip": None,
             "service": {"id": service_uuid(hypervisor.hostname) if by_uuid else hypervisor.id,
-                        "host": hypervisor.hostname, "disabled_reason": None},
+                        "host": hypervisor.hostname, "disabled_reason": hypervisor.disabled_reason},
         })
         if not version.at_least("2.88"):
             body.update({
@@ -131,22 +131,66 @@ async def list_hypervisors_detail(request: Request, query: Annotated[ListQuery, 
     return JSONResponse(await _hypervisors(request, query, ctx, version, detail=True))
 
 
+@router.get("/os-hypervisors/statistics")
+async def hypervisor_statistics(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    """The sums over every hypervisor; nova removed them at 2.88."""
+    version: Microversion = request.state.microversion
+    if version.at_least("2.88"):
+        raise ce.ComputeNotFound(reason="The resource could not be found.")
+    records = await cloud(request).compute.hypervisor_records(ctx)
+    totals = {key: 0 for key in ("count", "vcpus", "vcpus_used", "memory_mb", "memory_mb_used", "local_gb",
+                                 "local_gb_used", "free_ram_mb", "free_disk_gb", "current_workload", "running_vms",
+                                 "disk_available_least")}
+    for record in records:
+        hypervisor = record.hypervisor
+        totals["count"] += 1
+        totals["vcpus"] += hypervisor.vcpus
+        totals["vcpus_used"] += record.vcpus_used
+        totals["memory_mb"] += hypervisor.memory_mb
+        totals["memory_mb_used"] += record.memory_mb_used
+        totals["local_gb"] += hypervisor.local_gb
+        totals["local_gb_used"] += record.local_gb_used
+        totals["free_ram_mb"] += hypervisor.memory_mb - record.memory_mb_used
+        totals["free_disk_gb"] += hypervisor.local_gb - record.local_gb_used
+        totals["disk_available_least"] += hypervisor.local_gb - record.local_gb_used
+        totals["running_vms"] += len(record.servers)
+    return JSONResponse({"hypervisor_statistics": totals})
+
+
+@router.get("/os-hypervisors/{hypervisor_id}/uptime")
+async def hypervisor_uptime(hypervisor_id: str, request: Request,
+                            ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    """Before 2.88 (then ``uptime`` is in the hypervisor itself): the fake driver keeps no uptime."""
+    version: Microversion = request.state.microversion
+    if version.at_least("2.88"):
+        raise ce.ComputeNotFound(reason="The resource could not be found.")
+    found = _find(await cloud(request).compute.hypervisor_records(ctx), hypervisor_id, version)
+    body = hypervisor_body(found, version, detail=False, with_servers=False)
+    body["uptime"] = None
+    return JSONResponse({"hypervisor": body})
+
+
+def _find(records: list[HypervisorRecord], hypervisor_id: str, version: Microversion) -> HypervisorRecord:
+    if version.at_least("2.53"):
+        try:
+            uuid.UUID(hypervisor_id)
+        except ValueError:
+            raise fail(f"Invalid uuid {hypervisor_id}") from None
+        found = [r for r in records if hypervisor_uuid(r.hypervisor.hostname) == hypervisor_id.lower()]
+    else:
+        found = [r for r in records if str(r.hypervisor.id) == hypervisor_id]
+    if not found:
+        raise ce.ComputeNotFound(reason=f"Hypervisor with ID '{hypervisor_id}' could not be found.")
+    return found[0]
+
+
 @router.get("/os-hypervisors/{hypervisor_id}")
 async def show_hypervisor(hypervisor_id: str, request: Request, query: Annotated[ShowQuery, Query()],
                           ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     records = await cloud(request).compute.hypervisor_records(ctx)
     with_servers = False
-    if version.at_least("2.53"):
-        try:
-            uuid.UUID(hypervisor_id)
-        except ValueError:
-            raise fail(f"Invalid uuid {hypervisor_id}") from None
-        raw = query.with_servers
-        with_servers = strict_bool("with_servers", raw) if raw is not None else False
-        found = [r for r in records if hypervisor_uuid(r.hypervisor.hostname) == hypervisor_id.lower()]
-    else:
-        found = [r for r in records if str(r.hypervisor.id) == hypervisor_id]
-    if not found:
-        raise ce.ComputeNotFound(reason=f"Hypervisor with ID '{hypervisor_id}' could not be found.")
-    return JSONResponse({"hypervisor": hypervisor_body(found[0], version, detail=True, with_servers=with_servers)})
+    if version.at_least("2.53") and query.with_servers is not None:
+        with_servers = strict_bool("with_servers", query.with_servers)
+    found = _find(records, hypervisor_id, version)
+    return JSONResponse({"hypervisor": hypervisor_body(found, version, detail=True, with_servers=with_servers)})

@@ -100,9 +100,12 @@ async def list_servers_detail(request: Request, ctx: RequestContext = Depends(ca
 @router.get("/servers/{server_id}")
 async def show_server(server_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
-    record = await cloud(request).compute.server_record(ctx, server_id, with_hosts=_host_status_shown(ctx, version))
-    return JSONResponse({"server": views.server_detail(base_url(request), record, version, ctx,
-                                                       show_server_groups=True)})
+    compute = cloud(request).compute
+    record = await compute.server_record(ctx, server_id, with_hosts=_host_status_shown(ctx, version))
+    body = views.server_detail(base_url(request), record, version, ctx, show_server_groups=True)
+    if "server_groups" in body:
+        body["server_groups"] = await compute.server_groups_of(record.instance.uuid)
+    return JSONResponse({"server": body})
 
 
 @router.delete("/servers/{server_id}", status_code=204)
@@ -127,19 +130,23 @@ async def create_server(request: Request, parsed: bodies.ServerCreateRequest,
     image_id = _image_of(server)
     networks = _networks_of(server, version)
     _check_bdms(server, version, image_id)
-    _check_counts(server)
+    min_count, max_count = _counts_of(server)
     security_groups = _security_groups_of(server)
     flavor_id = str(server.flavorRef).rstrip("/").rsplit("/", 1)[-1]
     try:
-        instance = await cloud(request).compute.create_server(
+        instances, reservation_id = await cloud(request).compute.create_servers(
             ctx, name=server.name, flavor_id=flavor_id, image_id=image_id or None, networks=networks,
-            metadata=dict(server.metadata) if server.metadata is not None else None, key_name=server.key_name)
+            metadata=dict(server.metadata) if server.metadata is not None else None, key_name=server.key_name,
+            group_id=_group_of(parsed), min_count=min_count, max_count=max_count)
     except ce.FlavorNotFound:
         raise fail("Invalid flavorRef provided.") from None
     except ce.ImageNotFound:
         raise fail("Can not find requested image") from None
     except (ce.NetworkNotFound, ce.PortNotFound) as error:
         raise fail(error.message) from None
+    if server.return_reservation_id:
+        return JSONResponse({"reservation_id": reservation_id}, status_code=202)
+    instance = instances[0]
     admin_pass = server.adminPass if server.adminPass is not None else \
         "".join(secrets.choice(_PASSWORD_SYMBOLS) for _ in range(12))
     body = views.server_created(base_url(request), instance, admin_pass, security_groups)
@@ -156,7 +163,6 @@ def _refuse_what_tether_cannot_do(parsed: bodies.ServerCreateRequest) -> None:
         ("personality", bool(server.personality), "file injection (personality)"),
         ("block_device_mapping", bool(server.block_device_mapping), "legacy block device mappings (no volumes)"),
         ("config_drive", bool(server.config_drive), "config drives"),
-        ("return_reservation_id", bool(server.return_reservation_id), "reservation ids"),
         ("description", server.description is not None, "server descriptions"),
         ("tags", bool(server.tags), "server tags"),
         ("trusted_image_certificates", bool(server.trusted_image_certificates), "trusted image certificates"),
@@ -164,8 +170,7 @@ def _refuse_what_tether_cannot_do(parsed: bodies.ServerCreateRequest) -> None:
         ("hypervisor_hostname", server.hypervisor_hostname is not None, "requesting a hypervisor"),
         ("hostname", server.hostname is not None, "setting the guest hostname"),
         ("OS-DCF:diskConfig", server.disk_config == "AUTO", "automatic disk configuration"),
-        ("os:scheduler_hints", bool(parsed.scheduler_hints) or bool(parsed.legacy_scheduler_hints),
-         "scheduler hints"),
+        ("os:scheduler_hints", bool(set(_hints(parsed)) - {"group"}), "scheduler hints other than group"),
     ]
     for field_name, asked, what in refused:
         if asked:
@@ -176,6 +181,20 @@ def _refuse_what_tether_cannot_do(parsed: bodies.ServerCreateRequest) -> None:
             raise fail(f"Invalid input for field/attribute availability_zone. Tether does not support "
                        f"forcing a host ({zone}).")
         raise fail("The requested availability zone is not available")
+
+
+def _hints(parsed: bodies.ServerCreateRequest) -> dict[str, Any]:
+    return {**(parsed.legacy_scheduler_hints or {}), **(parsed.scheduler_hints or {})}
+
+
+def _group_of(parsed: bodies.ServerCreateRequest) -> str | None:
+    """The server group a boot joins (the ``group`` scheduler hint), checked as nova's schema checks it."""
+    group = _hints(parsed).get("group")
+    if group is None:
+        return None
+    if not isinstance(group, str) or not is_uuid_like(group):
+        raise fail(f"Invalid input for field/attribute group. Value: {group}. '{group}' is not a 'uuid'")
+    return group
 
 
 def _image_of(server: bodies.ServerCreate) -> str:
@@ -254,13 +273,12 @@ def _check_bdms(server: bodies.ServerCreate, version: Microversion, image_id: st
                        "(source_type image, destination_type local) and blank local disks can be mapped.")
 
 
-def _check_counts(server: bodies.ServerCreate) -> None:
+def _counts_of(server: bodies.ServerCreate) -> tuple[int, int]:
     min_count = int(server.min_count if server.min_count is not None else 1)
     max_count = int(server.max_count if server.max_count is not None else min_count)
     if min_count > max_count:
         raise fail("min_count must be <= max_count")
-    if min_count != 1 or max_count != 1:
-        raise fail("Tether creates one server per request: min_count and max_count must be 1.")
+    return min_count, max_count
 
 
 def _security_groups_of(server: bodies.ServerCreate) -> list[dict[str, str]]:

@@ -1,7 +1,7 @@
 """Server, flavor and interface bodies, field by field as nova's views build them, by microversion.
 
 Every field is produced honestly: where Tether has no such thing (volumes,
-security groups, locks, tags, reservation ids, user data) the body says so
+security groups, locks, tags, user data) the body says so
 with nova's own empty value or null, never an invented one.
 """
 
@@ -131,10 +131,10 @@ def server_detail(base: str, record: ServerRecord, version: Microversion, ctx: R
             body.update({
                 "OS-EXT-SRV-ATTR:hostname": guest_hostname(instance),
                 "OS-EXT-SRV-ATTR:kernel_id": "",
-                "OS-EXT-SRV-ATTR:launch_index": 0,
+                "OS-EXT-SRV-ATTR:launch_index": instance.launch_index,
                 "OS-EXT-SRV-ATTR:ramdisk_id": "",
                 # Tether makes no reservations, keeps no root device name and no user data.
-                "OS-EXT-SRV-ATTR:reservation_id": None,
+                "OS-EXT-SRV-ATTR:reservation_id": instance.reservation_id,
                 "OS-EXT-SRV-ATTR:root_device_name": None,
                 "OS-EXT-SRV-ATTR:user_data": None,
             })

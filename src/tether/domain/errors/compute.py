@@ -118,3 +118,41 @@ class NodeLost(BuildFailure):
         "Node {node} no longer runs instance {instance_uuid}: it was torn down, deleted "
         "or reassigned outside compute."
     )
+
+
+# -- keypairs, quotas and server groups ---------------------------------------------
+
+
+class KeypairNotFound(ComputeNotFound):
+    template = "Keypair {name} not found for user {user_id}"
+
+
+class KeyPairExists(ComputeConflict):
+    template = "Key pair '{key_name}' already exists."
+
+
+class InvalidKeypair(ComputeBadRequest):
+    template = "Keypair data is invalid: {reason}"
+
+
+class OverQuota(ComputeError):
+    """nova's OverQuota family: its API answers each with 403 and the message."""
+
+    status = 403
+    template = "Quota exceeded for resources: {overs}"
+
+
+class TooManyInstances(OverQuota):
+    template = "Quota exceeded for {overs}: Requested {req}, but already used {used} of {allowed} {overs}"
+
+
+class KeypairLimitExceeded(OverQuota):
+    template = "Quota exceeded, too many key pairs."
+
+
+class ServerGroupLimitExceeded(OverQuota):
+    template = "Quota exceeded, too many server groups."
+
+
+class InstanceGroupNotFound(ComputeNotFound):
+    template = "Instance group {group_uuid} could not be found."

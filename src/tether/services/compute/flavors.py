@@ -68,21 +68,29 @@ class Flavors:
         return flavor
 
     async def visible_flavors(self, ctx: RequestContext, *, is_public: bool | None = True) -> list[Flavor]:
-        """Flavors the caller may list: others than public ones only for admins (Tether has no flavor access lists)."""
+        """Flavors the caller may list: the public ones and the private ones shared with the caller's project
+        (nova's flavor access); an admin may ask for the private ones only (False) or all (None)."""
         if not ctx.is_admin:
             is_public = True
         async with self.store.begin() as conn:
             if is_public is None:
                 return await repos.flavors.find(conn, order_by=("id",))
-            return await repos.flavors.find(conn, order_by=("id",), is_public=is_public)
+            if not is_public:
+                return await repos.flavors.find(conn, order_by=("id",), is_public=False)
+            shared = [access.flavor_id for access in await repos.flavor_projects.find(
+                conn, project_id=ctx.project_id or "")]
+            public = await repos.flavors.find(conn, order_by=("id",), is_public=True)
+            private = await repos.flavors.find(conn, order_by=("id",), id=shared) if shared else []
+            return sorted([*public, *private], key=lambda flavor: flavor.id)
 
     async def visible_flavor(self, ctx: RequestContext, flavor_id: str) -> Flavor:
-        """GET /flavors/{id}, and the flavor a create asks for: a private flavor is for admins only, hidden as
-        nova hides it (Tether has no flavor access lists)."""
+        """GET /flavors/{id}, and the flavor a create asks for: a private flavor is for admins and the projects
+        it is shared with, hidden from others as nova hides it."""
         async with self.store.begin() as conn:
             flavor = await self._get_flavor(conn, flavor_id)
-        if not (flavor.is_public or ctx.is_admin):
-            raise ce.FlavorNotFound(flavor_id=flavor_id)
+            if not (flavor.is_public or ctx.is_admin or await repos.flavor_projects.first(
+                    conn, flavor_id=flavor.id, project_id=ctx.project_id or "")):
+                raise ce.FlavorNotFound(flavor_id=flavor_id)
         return flavor
 
     async def delete_flavor(self, ctx: RequestContext, flavor_id: str) -> None:
@@ -90,4 +98,5 @@ class Flavors:
             raise ce.ComputeForbidden(action="os_compute_api:os-flavor-manage:delete")
         async with self.store.begin() as conn:
             await self._get_flavor(conn, flavor_id)
+            await repos.flavor_projects.delete_where(conn, flavor_id=flavor_id)
             await repos.flavors.delete(conn, flavor_id)

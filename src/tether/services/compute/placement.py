@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 from tether.domain.compute import Flavor, Instance
 from tether.domain.errors import compute as ce
 from tether.domain.placement import Usage, choose_hypervisor
+from tether.domain.server_groups import AFFINITY
 from tether.runtime.runtime import Runtime
+from tether.services.compute import server_groups
 from tether.store import repos
 from tether.store.database import Store
 
@@ -43,7 +45,10 @@ class Placement:
                 other_flavor = flavors.get(flavor_id)
                 if host and other_flavor is not None and count > 0:
                     usage[host] = usage.get(host, Usage()).plus(other_flavor, count)
-            chosen = choose_hypervisor(hypervisors, usage, flavor)
+            # the group is locked and its members' hosts read in the transaction that places this one,
+            # so two members booting at once cannot both take the same host
+            group, member_hosts = await server_groups.group_of(conn, instance.uuid)
+            chosen = choose_hypervisor(hypervisors, usage, flavor, group, member_hosts)
             if chosen is None:
                 raise ce.NoValidHost(reason="There are not enough hosts available.")
             await repos.instances.update(conn, instance.uuid, host=chosen.hostname, node=chosen.hostname,
@@ -53,6 +58,11 @@ class Placement:
         return instance
 
     async def claim_node(self, instance: Instance, flavor: Flavor) -> Instance:
+        async with self.store.begin() as conn:
+            group, member_nodes = await server_groups.group_of(conn, instance.uuid)
+        if group is not None and group.policy == AFFINITY and member_nodes:
+            # a node runs one instance: no second member can share the first one's host
+            raise ce.NoValidHost(reason="There are not enough hosts available.")
         for node in await self.baremetal.find_free_nodes(flavor.resource_class or ""):
             if await self.baremetal.claim_node(node.uuid, instance.uuid, {"image_source": instance.image_id}):
                 async with self.store.begin() as conn:

@@ -18,11 +18,12 @@ from tether.domain.errors import compute as ce
 from tether.domain.errors import image as ie
 from tether.domain.ids import is_uuid_like, new_uuid
 from tether.runtime.runtime import Runtime
-from tether.services.compute import instance_state, records
+from tether.services.compute import instance_state, quotas, records, server_groups
 from tether.services.compute.build import Build
 from tether.services.compute.delete import Delete
 from tether.services.compute.flavors import Flavors
 from tether.services.compute.instances import visible_instance
+from tether.services.compute.keypairs import boot_key
 from tether.services.compute.translate import network_error
 from tether.services.context import RequestContext
 from tether.store import intents, repos
@@ -60,9 +61,33 @@ class Servers:
         metadata: dict[str, str] | None = None,
         key_name: str | None = None,
         uuid: str | None = None,
+        group_id: str | None = None,
     ) -> Instance:
         """Accept a server and start its build. ``uuid``: for internal callers that name the server
         before asking for it (a stack records the id first, so a crash cannot lose the server)."""
+        servers, _ = await self.create_servers(ctx, name=name, flavor_id=flavor_id, image_id=image_id,
+                                               networks=networks, metadata=metadata, key_name=key_name, uuid=uuid,
+                                               group_id=group_id)
+        return servers[0]
+
+    async def create_servers(
+        self,
+        ctx: RequestContext,
+        *,
+        name: str,
+        flavor_id: str,
+        image_id: str | None,
+        networks: str | list[dict[str, Any]] = "auto",
+        metadata: dict[str, str] | None = None,
+        key_name: str | None = None,
+        uuid: str | None = None,
+        group_id: str | None = None,
+        min_count: int = 1,
+        max_count: int = 1,
+    ) -> tuple[list[Instance], str]:
+        """Accept ``max_count`` servers, or as many as the quota allows if that is at least ``min_count``
+        (nova's multi-create), each named ``name-N`` when more than one is asked for; and their
+        reservation id. All are recorded in one transaction, with the quota that counts them."""
         if not ctx.can_write:
             raise ce.ComputeForbidden(action="os_compute_api:servers:create")
         if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
@@ -74,9 +99,6 @@ class Servers:
             flavor = await self.flavors.visible_flavor(ctx, flavor_id)
         except ce.FlavorNotFound:
             raise ce.ComputeBadRequest(reason="Invalid flavorRef provided.") from None
-        if key_name is not None:
-            # Tether keeps no keypairs, so no name can match one: nova's KeypairNotFound answer.
-            raise ce.ComputeBadRequest(reason="Invalid key_name provided.")
         if image_id is not None:
             try:
                 image = await self.image.get_image(ctx, image_id)
@@ -88,21 +110,35 @@ class Servers:
             requested = await self._resolve_networks(ctx, networks)
         except (ce.NetworkNotFound, ce.PortNotFound) as error:
             raise ce.ComputeBadRequest(reason=error.message) from None
+        if max_count > 1:
+            _one_port_or_address_per_server(requested)
         now = self.rt.now()
-        instance = Instance(
-            uuid=uuid or new_uuid(self.rng), name=name, project_id=ctx.project_id or "", user_id=ctx.user_id,
-            flavor_id=flavor.id, image_id=image_id, vm_state=vm.BUILDING, task_state=vm.SCHEDULING,
-            is_baremetal=flavor.is_baremetal, requested_networks=requested, metadata=metadata,
-            key_name=key_name, deadline=now + vm.BUILD_TIMEOUT, created_at=now, updated_at=now,
-        )
+        project_id = ctx.project_id or ""
+        reservation_id = f"r-{new_uuid(self.rng).replace('-', '')[:8]}"
         async with self.store.begin() as conn:
-            await repos.instances.add(conn, instance)
-            await records.start_action(conn, ctx, instance.uuid, "create", now)
-            await intents.record(conn, f"build:{instance.uuid}", "build", instance.uuid,
-                                 {"request_id": ctx.request_id}, now)
-        self.rt.note(f"server {name} ({instance.uuid}) accepted")
-        self.rt.spawn(self.build.run(instance.uuid, ctx.request_id), name=f"compute.build:{name}")
-        return instance
+            if key_name is not None:
+                await boot_key(conn, ctx.user_id, key_name)
+            await quotas.check_metadata(conn, project_id, ctx.user_id, len(metadata))
+            count = await quotas.check_boot(conn, project_id, ctx.user_id, flavor, min_count, max_count)
+            instances = [Instance(
+                uuid=(uuid if index == 0 and uuid else new_uuid(self.rng)),
+                name=f"{name}-{index + 1}" if max_count > 1 else name, project_id=project_id,
+                user_id=ctx.user_id, flavor_id=flavor.id, image_id=image_id, vm_state=vm.BUILDING,
+                task_state=vm.SCHEDULING, is_baremetal=flavor.is_baremetal, requested_networks=requested,
+                metadata=dict(metadata), key_name=key_name, deadline=now + vm.BUILD_TIMEOUT, created_at=now,
+                updated_at=now, reservation_id=reservation_id, launch_index=index,
+            ) for index in range(count)]
+            for instance in instances:
+                await repos.instances.add(conn, instance)
+                if group_id is not None:
+                    await server_groups.join(conn, ctx, group_id, instance.uuid)
+                await records.start_action(conn, ctx, instance.uuid, "create", now)
+                await intents.record(conn, f"build:{instance.uuid}", "build", instance.uuid,
+                                     {"request_id": ctx.request_id}, now)
+        for instance in instances:
+            self.rt.note(f"server {instance.name} ({instance.uuid}) accepted")
+            self.rt.spawn(self.build.run(instance.uuid, ctx.request_id), name=f"compute.build:{instance.name}")
+        return instances, reservation_id
 
     async def _resolve_networks(
         self, ctx: RequestContext, networks: str | list[dict[str, Any]]
@@ -177,6 +213,16 @@ class Servers:
         if instance.is_baremetal and instance.node:
             self.rt.notify(self.baremetal.node_key(instance.node))
         self.rt.spawn(self.delete.run(uuid, ctx.request_id), name=f"compute.delete:{instance.name}")
+
+
+def _one_port_or_address_per_server(requested: list[dict[str, Any]]) -> None:
+    """nova's refusals of a multi-create that would give one port or one address to several servers."""
+    if any(entry.get("port_id") for entry in requested):
+        raise ce.ComputeBadRequest(reason="Unable to launch multiple instances with a single configured port ID. "
+                                          "Please launch your instance one by one with different ports.")
+    if any(entry.get("fixed_ip") for entry in requested):
+        raise ce.ComputeBadRequest(reason="Failed to launch instances: max_count cannot be greater than 1 if an "
+                                          "fixed_ip is specified.")
 
 
 def _validated_metadata(metadata: dict[str, str] | None) -> dict[str, str]:

@@ -13,15 +13,19 @@ from typing import TYPE_CHECKING
 
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.runtime.runtime import Runtime
+from tether.services.compute.aggregates import Aggregates
 from tether.services.compute.attach import Attach, PlugAndRecord, plug_then_record
 from tether.services.compute.build import Build, OnNodeVanished, fail_the_build
+from tether.services.compute.compute_services import ComputeServices
 from tether.services.compute.delete import Delete, ReleaseForDelete, release_for_delete
 from tether.services.compute.detach import Detach
 from tether.services.compute.events import ExternalEvents
 from tether.services.compute.failure import InstanceFailure
+from tether.services.compute.flavor_settings import FlavorSettings
 from tether.services.compute.flavors import Flavors
 from tether.services.compute.hypervisors import Hypervisors
 from tether.services.compute.instances import Instances
+from tether.services.compute.keypairs import Keypairs
 from tether.services.compute.network_sync import (
     NetworkSync,
     OnRefresh,
@@ -33,8 +37,10 @@ from tether.services.compute.placement import Placement
 from tether.services.compute.plugging import Plugging
 from tether.services.compute.port_ownership import PortOwnership
 from tether.services.compute.queries import ComputeQueries
+from tether.services.compute.quotas import Quotas
 from tether.services.compute.recovery import Recovery
 from tether.services.compute.release import Release, ReleaseNodes, detach_listed_vifs_then_unprovision
+from tether.services.compute.server_groups import ServerGroups
 from tether.services.compute.servers import Servers
 from tether.store.database import Store
 
@@ -100,10 +106,17 @@ class ComputeService:
                             plugging=plugging, baremetal=baremetal)
         queries = ComputeQueries(store, network=network, hypervisor=hypervisor)
         hypervisors = Hypervisors(store)
+        keypairs = Keypairs(store, runtime)
+        quotas = Quotas(store)
+        services = ComputeServices(store)
+        aggregates = Aggregates(store, runtime, rng)
+        groups = ServerGroups(store, runtime, rng)
+        flavor_settings = FlavorSettings(store)
 
         self.live_instance = instances.live
         # servers
         self.create_server = servers.create_server
+        self.create_servers = servers.create_servers
         self.delete_server = servers.delete_server
         # interfaces and what the network service tells us
         self.attach_interface = attach.attach_interface
@@ -124,6 +137,42 @@ class ComputeService:
         self.visible_flavor = flavors.visible_flavor
         self.create_hypervisor = hypervisors.create_hypervisor
         self.hypervisor_records = hypervisors.hypervisor_records
+        # keypairs and quotas
+        self.create_keypair = keypairs.create_keypair
+        self.keypairs = keypairs.keypairs
+        self.keypair = keypairs.keypair
+        self.delete_keypair = keypairs.delete_keypair
+        self.quota_set = quotas.quota_set
+        self.quota_detail = quotas.quota_detail
+        self.default_quota_set = quotas.default_quota_set
+        self.update_quota_set = quotas.update_quota_set
+        self.delete_quota_set = quotas.delete_quota_set
+        self.absolute_limits = quotas.absolute_limits
+        # services, aggregates and the availability zones they make
+        self.compute_services = services.compute_services
+        self.update_compute_service = services.update_compute_service
+        self.aggregates = aggregates.aggregates
+        self.aggregate = aggregates.aggregate
+        self.create_aggregate = aggregates.create_aggregate
+        self.update_aggregate = aggregates.update_aggregate
+        self.delete_aggregate = aggregates.delete_aggregate
+        self.add_aggregate_host = aggregates.add_host
+        self.remove_aggregate_host = aggregates.remove_host
+        self.set_aggregate_metadata = aggregates.set_metadata
+        self.availability_zones = aggregates.zones
+        # server groups (the scheduler honours them in placement.py)
+        self.create_server_group = groups.create_server_group
+        self.server_groups = groups.server_groups
+        self.server_group = groups.server_group
+        self.delete_server_group = groups.delete_server_group
+        self.server_groups_of = groups.groups_of
+        # flavor extra specs, access and description
+        self.set_flavor_extra_specs = flavor_settings.set_extra_specs
+        self.delete_flavor_extra_spec = flavor_settings.delete_extra_spec
+        self.describe_flavor = flavor_settings.describe_flavor
+        self.flavor_access = flavor_settings.flavor_access
+        self.add_flavor_access = flavor_settings.add_tenant_access
+        self.remove_flavor_access = flavor_settings.remove_tenant_access
         # what the API reads (and visible_flavor(s), hypervisor_records above): compute's one read API,
         # which tests and the scenario harness read through too
         self.server_record = queries.server_record

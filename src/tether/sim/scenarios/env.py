@@ -67,12 +67,13 @@ class Env:
     # -- servers ------------------------------------------------------------------------
 
     async def boot(self, name: str, *, flavor: str = "baremetal", ports: tuple[str, ...] = (),
-                   wait: bool = True) -> None:
+                   wait: bool = True, group: str | None = None) -> None:
         compute = self.cloud.compute
         networks: Any = [{"port": self.id(p)} for p in ports] or [{"uuid": self.id(self.network)}]
         try:
             instance = await compute.create_server(
-                self.ctx, name=name, flavor_id=self.id(flavor), image_id=self.id("cirros"), networks=networks)
+                self.ctx, name=name, flavor_id=self.id(flavor), image_id=self.id("cirros"), networks=networks,
+                group_id=self.id(group) if group else None)
         except TetherError as error:
             self._failed(f"boot {name}", error)
             return

@@ -482,6 +482,43 @@ DELETE_RACES_NODE_DELETE = Scenario(
 )
 
 
+# -- server groups (issue 13) -------------------------------------------------------------------
+
+
+async def _anti_affinity_group(env: Env) -> None:
+    # A bigger VM outside the group tilts the spread: without the policy both members would pick the other host.
+    await env.boot("filler", flavor="m1.small")
+    group = await env.cloud.compute.create_server_group(env.ctx, "spread", "anti-affinity")
+    env.names["spread"] = group.id
+
+
+async def _expect_members_apart(env: Env) -> list[str]:
+    unmet = []
+    hosts = {}
+    for name in ("vm-a", "vm-b"):
+        if env.outcomes.get(name) != "ACTIVE":
+            unmet.append(f"{name} should be ACTIVE (two hypervisors fit two members), is {env.outcomes.get(name)}")
+            continue
+        record = await env.cloud.compute.server_record(env.ctx, env.id(name))
+        hosts[name] = record.instance.host
+    if len(hosts) == 2 and len(set(hosts.values())) == 1:
+        unmet.append(f"the anti-affinity members vm-a and vm-b both run on {hosts['vm-a']}")
+    return unmet
+
+
+ANTI_AFFINITY_BOOT_RACES_BOOT = Scenario(
+    name="anti-affinity-boot-races-boot",
+    seed="013",
+    summary="Two VMs of one anti-affinity server group boot at once on two hypervisors: they must land apart.",
+    shape=DemoShape(nodes=0, hypervisors=2),
+    prepare=_anti_affinity_group,
+    timeline=(Timed(0.0, "user", lambda env: env.boot("vm-a", flavor="m1.tiny", group="spread"), ("boot",)),
+              Timed(0.0, "user-2", lambda env: env.boot("vm-b", flavor="m1.tiny", group="spread"), ("boot",))),
+    expect=_expect_members_apart,
+    tags=("coverage",),
+)
+
+
 SCENARIOS: dict[str, Scenario] = {
     scenario.name: scenario
     for scenario in (
@@ -501,5 +538,6 @@ SCENARIOS: dict[str, Scenario] = {
         PORT_DELETED_DURING_BOOT,
         DELETE_RACES_MAINTENANCE_AND_NODE_DELETE,
         DELETE_RACES_NODE_DELETE,
+        ANTI_AFFINITY_BOOT_RACES_BOOT,
     )
 }
