@@ -190,6 +190,16 @@ class ImageService:
                 raise errors.ProtectedImageDelete(image_id=image_id)
             await repos.images.delete(conn, image_id)
 
+    async def activate_snapshot(self, ctx: RequestContext, image_id: str, size: int) -> Image:
+        """A server snapshot's data is written (nova uploads it): its queued image becomes active."""
+        async with self.store.begin() as conn:
+            image = await self._image_to_change(conn, ctx, image_id, "upload_image")
+            if image.status != rules.QUEUED:
+                return image
+            updated = replace(image, status=rules.ACTIVE, size=size, updated_at=self.now())
+            await repos.images.update(conn, image_id, status=updated.status, size=size, updated_at=updated.updated_at)
+        return updated
+
     # -- helpers ------------------------------------------------------------
 
     @staticmethod

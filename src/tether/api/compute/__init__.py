@@ -1,5 +1,16 @@
 """Nova's API (/compute/v2.1): one small module per resource."""
 
-from tether.api.compute import actions, diagnostics, events, flavors, hypervisors, interfaces, servers
+from tether.api.compute import (
+    actions,
+    diagnostics,
+    events,
+    flavors,
+    hypervisors,
+    interfaces,
+    server_actions,
+    server_details,
+    servers,
+)
 
-ROUTERS = tuple(module.router for module in (servers, interfaces, actions, diagnostics, events, flavors, hypervisors))
+ROUTERS = (*(module.router for module in (servers, interfaces, actions, diagnostics, events, flavors, hypervisors,
+                                          server_actions, server_details)), server_actions.console_pages)

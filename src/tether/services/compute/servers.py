@@ -23,6 +23,7 @@ from tether.services.compute.build import Build
 from tether.services.compute.delete import Delete
 from tether.services.compute.flavors import Flavors
 from tether.services.compute.instances import visible_instance
+from tether.services.compute.server_action import refuse_if_locked
 from tether.services.compute.translate import network_error
 from tether.services.context import RequestContext
 from tether.store import intents, repos
@@ -60,9 +61,11 @@ class Servers:
         metadata: dict[str, str] | None = None,
         key_name: str | None = None,
         uuid: str | None = None,
+        details: dict[str, Any] | None = None,
     ) -> Instance:
         """Accept a server and start its build. ``uuid``: for internal callers that name the server
-        before asking for it (a stack records the id first, so a crash cannot lose the server)."""
+        before asking for it (a stack records the id first, so a crash cannot lose the server).
+        ``details``: access_ip_v4/6, description, tags, as the API validated them."""
         if not ctx.can_write:
             raise ce.ComputeForbidden(action="os_compute_api:servers:create")
         if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
@@ -94,6 +97,7 @@ class Servers:
             flavor_id=flavor.id, image_id=image_id, vm_state=vm.BUILDING, task_state=vm.SCHEDULING,
             is_baremetal=flavor.is_baremetal, requested_networks=requested, metadata=metadata,
             key_name=key_name, deadline=now + vm.BUILD_TIMEOUT, created_at=now, updated_at=now,
+            **(details or {}),
         )
         async with self.store.begin() as conn:
             await repos.instances.add(conn, instance)
@@ -166,6 +170,7 @@ class Servers:
         now = self.rt.now()
         async with self.store.begin() as conn:
             instance = await visible_instance(conn, ctx, uuid)
+            refuse_if_locked(ctx, instance)
             if instance.task_state == vm.DELETING:
                 return
             await instance_state.move(conn, instance, "delete", now, deadline=now + vm.DELETE_TIMEOUT)
