@@ -158,6 +158,10 @@ ACTIONS: dict[str, ServerAction] = {action.event: action for action in (
 )}
 
 
+# Every task state a server action passes through.
+ACTION_STEPS = frozenset(step for action in ACTIONS.values() for step in action.steps)
+
+
 def _action_transitions() -> dict[tuple[str, str | None, str], InstanceState]:
     table: dict[tuple[str, str | None, str], InstanceState] = {}
     for action in ACTIONS.values():

@@ -145,7 +145,9 @@ class Recovery:
 
     async def _lose_node(self, uuid: str, node_uuid: str) -> bool:
         instance = await self.instances.live(uuid)
-        if instance is None or instance.node != node_uuid or instance.task_state is not None:
+        if instance is None or instance.node != node_uuid or \
+                (instance.task_state is not None and instance.task_state not in vm.ACTION_STEPS):
             return False  # gone, moved on, or owned by a build or delete that ends it
+        # (a server action's work is not under way while this holds the instance lock: the node is lost)
         await self.failure.fail(uuid, "", ce.NodeLost(node=node_uuid, instance_uuid=uuid))
         return True

@@ -12,15 +12,21 @@ the server as it was.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tether.domain import compute_states as vm
 from tether.domain.compute import Instance
 from tether.domain.errors import compute as ce
 from tether.runtime.runtime import Runtime
+from tether.services.compute import network_info
 from tether.services.compute.flavors import Flavors
 from tether.services.compute.guests import Guests
+from tether.services.compute.plugging import Plugging
 from tether.services.compute.server_action import Ending, ServerActions, Work
 from tether.services.context import RequestContext
+
+if TYPE_CHECKING:
+    from tether.services.network import NetworkService
 
 
 @dataclass(eq=False)
@@ -29,6 +35,8 @@ class Resize:
     actions: ServerActions
     guests: Guests
     flavors: Flavors
+    plugging: Plugging
+    network: NetworkService
 
     async def resize(self, ctx: RequestContext, uuid: str, flavor_id: str) -> Instance:
         try:
@@ -77,9 +85,22 @@ class Resize:
             await self.rt.checkpoint("compute.resize_revert.before_driver")
             was_on = await self.guests.power_state(instance) != vm.SHUTDOWN
             await self.guests.power(instance, "off")
+            await self._plug_cached_ports(instance)
             self.guests.write_console(instance, f"[tether] reverted to flavor {instance.old_flavor_id}")
             if was_on:
                 await self.guests.power(instance, "on")
             old = instance.old_flavor_id or instance.flavor_id
             return Ending("done" if was_on else "done_off", {"flavor_id": old, "old_flavor_id": None})
         return work
+
+    async def _plug_cached_ports(self, instance: Instance) -> None:
+        """The guest comes back on its old flavor with the interfaces its network info lists (nova's
+        finish_revert_migration plugs them again)."""
+        async with self.actions.store.begin() as conn:
+            cached = await network_info.cached_vifs(conn, instance.uuid)
+        for entry in cached:
+            port = await self.network.find_port(entry.port_id)
+            # rule 4 (seed 004): a port deleted meanwhile is not plugged again; its event drops it from the cache
+            if port is None or port.device_id != instance.uuid:
+                continue
+            await self.plugging.plug(instance, port)

@@ -110,7 +110,7 @@ class ComputeService:
         power = Power(runtime, actions, guests)
         rebuild = Rebuild(runtime, actions, guests, image=image, baremetal=baremetal,
                           node_poll_interval=node_poll_interval)
-        resize = Resize(runtime, actions, guests, flavors)
+        resize = Resize(runtime, actions, guests, flavors, plugging, network)
         rescue = Rescue(runtime, actions, guests, image)
         snapshot = Snapshot(runtime, rng, actions, image)
         updates = ServerUpdates(store, runtime)
