@@ -6,6 +6,7 @@ from tether.api.compute import (
     events,
     flavors,
     hypervisors,
+    images,
     interfaces,
     server_actions,
     server_details,
@@ -13,4 +14,4 @@ from tether.api.compute import (
 )
 
 ROUTERS = (*(module.router for module in (servers, interfaces, actions, diagnostics, events, flavors, hypervisors,
-                                          server_actions, server_details)), server_actions.console_pages)
+                                          server_actions, server_details, images)), server_actions.console_pages)

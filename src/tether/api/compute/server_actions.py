@@ -173,9 +173,29 @@ async def _rebuild(request: Request, ctx: RequestContext, server_id: str, body: 
     image_id = image_ref.rstrip("/").rsplit("/", 1)[-1]
     await compute.rebuild_server(ctx, server_id, image_id, preserve_ephemeral=preserve, **changes)
     record = await compute.server_record(ctx, server_id, with_hosts=ctx.is_admin and version.at_least("2.16"))
-    server = views.server_detail(request.app.state.base_url, record, version, ctx, show_server_groups=True)
+    server = rebuilt_view(views.server_detail(request.app.state.base_url, record, version, ctx,
+                                              show_server_groups=True), version)
     server["adminPass"] = _password(body.get("adminPass"))
     return JSONResponse({"server": server}, status_code=202)
+
+
+# What nova's rebuild answers before 2.75: the server without its extended attributes (``show_*=False``).
+_REBUILT_BASIC = frozenset({
+    "accessIPv4", "accessIPv6", "addresses", "created", "flavor", "hostId", "id", "image", "links", "metadata",
+    "name", "status", "tenant_id", "user_id", "updated", "OS-DCF:diskConfig", "progress", "fault", "locked",
+    "locked_reason", "description", "tags", "trusted_image_certificates"})
+
+
+def rebuilt_view(server: dict[str, Any], version: Microversion) -> dict[str, Any]:
+    """The server as nova's rebuild answers: from 2.75 as GET shows it; key_name from 2.54, user_data from 2.57."""
+    if not version.at_least("2.75"):
+        key_name = server.get("key_name")
+        server = {key: value for key, value in server.items() if key in _REBUILT_BASIC}
+        if version.at_least("2.54"):
+            server["key_name"] = key_name
+    if version.at_least("2.57"):
+        server["user_data"] = None  # Tether keeps no user data
+    return server
 
 
 def metadata_field(value: Any) -> dict[str, str]:
@@ -296,6 +316,12 @@ async def _reset_state(request: Request, ctx: RequestContext, server_id: str, bo
     return Response(status_code=202)
 
 
+async def _inject_network_info(request: Request, ctx: RequestContext, server_id: str, body: Any) -> Response:
+    _null_or_empty("injectNetworkInfo", body)
+    await cloud(request).compute.inject_network_info(ctx, server_id)
+    return Response(status_code=202)
+
+
 def _power_handler(event: str) -> Handler:
     async def handle(request: Request, ctx: RequestContext, server_id: str, body: Any) -> Response:
         return await _power(request, ctx, server_id, body, event)
@@ -318,6 +344,7 @@ ACTIONS: dict[str, Handler] = {
     "os-getVNCConsole": _vnc_console,
     "changePassword": _change_password,
     "os-resetState": _reset_state,
+    "injectNetworkInfo": _inject_network_info,
 }
 
 

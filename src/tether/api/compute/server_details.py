@@ -70,6 +70,23 @@ async def update_server(server_id: str, request: Request, raw: JsonBody,
                                                        show_server_groups=True)})
 
 
+# -- password (os-server-password) --------------------------------------------------------
+
+
+@router.get("/servers/{server_id}/os-server-password")
+async def show_password(server_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    """The encrypted password a guest posted to the metadata service: Tether has none, so "" as nova's for
+    a guest that posted none."""
+    await cloud(request).compute.server_metadata(ctx, server_id)  # the server must be there and visible
+    return JSONResponse({"password": ""})
+
+
+@router.delete("/servers/{server_id}/os-server-password", status_code=204)
+async def clear_password(server_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> Response:
+    await cloud(request).compute.server_metadata(ctx, server_id)
+    return Response(status_code=204)
+
+
 # -- metadata ----------------------------------------------------------------------------
 
 

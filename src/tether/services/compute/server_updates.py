@@ -117,6 +117,18 @@ class ServerUpdates:
             await records.finish_action(conn, ctx.request_id, uuid, now, error=declined, instance=instance)
         raise declined
 
+    async def inject_network_info(self, ctx: RequestContext, uuid: str) -> None:
+        """os-admin-actions injectNetworkInfo: the fake guests read their network from the port, so there is
+        nothing to write into them; the action is recorded as nova records it."""
+        if not ctx.is_admin:
+            raise ce.ComputeForbidden(action="os_compute_api:os-admin-actions:inject_network_info")
+        now = self.rt.now()
+        async with self.store.begin() as conn:
+            instance = await visible_instance(conn, ctx, uuid)
+            await records.start_action(conn, ctx, uuid, "injectNetworkInfo", now, "compute_inject_network_info",
+                                       project_id=instance.project_id)
+            await records.finish_action(conn, ctx.request_id, uuid, now, instance=instance)
+
     # -- metadata -----------------------------------------------------------------
 
     async def metadata(self, ctx: RequestContext, uuid: str) -> dict[str, str]:

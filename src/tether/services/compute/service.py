@@ -140,6 +140,7 @@ class ComputeService:
         self.lock_server = updates.lock
         self.unlock_server = updates.unlock
         self.change_password = updates.change_password
+        self.inject_network_info = updates.inject_network_info
         self.server_metadata = updates.metadata
         self.server_metadata_item = updates.metadata_item
         self.set_server_metadata = updates.set_metadata
