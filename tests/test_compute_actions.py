@@ -357,3 +357,28 @@ def test_openstacksdk_drives_the_same_actions(sdk, admin, made, seeded) -> None:
     server.add_tag(sdk.compute, "from-sdk")
     assert "from-sdk" in sdk.compute.get_server(server).tags
     assert "cirros login:" in sdk.compute.get_server_console_output(server)["output"]
+
+
+def test_nova_s_image_proxy_and_the_actions_of_soft_deletion(admin, made, seeded) -> None:
+    image = admin.get(f"/images/{seeded['image']}", "2.35")
+    assert image.status_code == 200 and image.json()["image"]["status"] == "ACTIVE"
+    assert admin.get(f"/images/{seeded['image']}", "2.36").status_code == 404
+    assert admin.post(f"/images/{seeded['image']}/metadata", {"metadata": {"proxy": "yes"}},
+                      "2.35").json()["metadata"]["proxy"] == "yes"
+    assert admin.call("DELETE", f"/images/{seeded['image']}/metadata/proxy", "2.35").status_code == 204
+    assert fault_of(admin.get(f"/images/{uuid.uuid4()}", "2.35"), "itemNotFound", 404) == "Image not found."
+    server_id = admin.boot(unique("proxy"), seeded)
+    made.append(server_id)
+    settled(admin, server_id, "ACTIVE")
+    # Tether deletes at once, so no server is ever soft-deleted: nova's 409 for the state it is in
+    for action in ("restore", "forceDelete"):
+        refused = admin.post(f"/servers/{server_id}/action", {action: None})
+        assert fault_of(refused, "conflictingRequest", 409) == \
+            f"Cannot '{action}' instance {server_id} while it is in vm_state active"
+    missing = admin.post(f"/servers/{uuid.uuid4()}/action", {"restore": None})
+    assert fault_of(missing, "itemNotFound", 404).endswith("could not be found.")
+    # before 2.75 an update answers without the extended attributes, as nova's does
+    updated = admin.call("PUT", f"/servers/{server_id}", "2.74", json={"server": {"name": "proxy-renamed"}})
+    body = updated.json()["server"]
+    assert body["name"] == "proxy-renamed" and "OS-EXT-STS:vm_state" not in body
+    assert all(set(ip) == {"version", "addr"} for ips in body["addresses"].values() for ip in ips)

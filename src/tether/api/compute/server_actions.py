@@ -186,13 +186,24 @@ _REBUILT_BASIC = frozenset({
     "locked_reason", "description", "tags", "trusted_image_certificates"})
 
 
+def basic_view(server: dict[str, Any], version: Microversion) -> dict[str, Any]:
+    """The server as nova's update and rebuild answer it: before 2.75 without its extended attributes."""
+    if version.at_least("2.75"):
+        return server
+    basic = {key: value for key, value in server.items() if key in _REBUILT_BASIC}
+    # nova's extend_address=False: no address type, no MAC
+    basic["addresses"] = {network: [{"version": ip["version"], "addr": ip["addr"]} for ip in ips]
+                          for network, ips in server["addresses"].items()}
+    return basic
+
+
 def rebuilt_view(server: dict[str, Any], version: Microversion) -> dict[str, Any]:
     """The server as nova's rebuild answers: from 2.75 as GET shows it; key_name from 2.54, user_data from 2.57."""
-    if not version.at_least("2.75"):
-        key_name = server.get("key_name")
-        server = {key: value for key, value in server.items() if key in _REBUILT_BASIC}
-        if version.at_least("2.54"):
-            server["key_name"] = key_name
+    server.pop("OS-EXT-SRV-ATTR:user_data", None)  # nova's rebuild shows user_data at the top instead
+    key_name = server.get("key_name")
+    server = basic_view(server, version)
+    if version.at_least("2.54"):
+        server["key_name"] = key_name
     if version.at_least("2.57"):
         server["user_data"] = None  # Tether keeps no user data
     return server
@@ -322,6 +333,19 @@ async def _inject_network_info(request: Request, ctx: RequestContext, server_id:
     return Response(status_code=202)
 
 
+def _never_soft_deleted(action: str) -> Handler:
+    """restore and forceDelete act on a soft-deleted server; Tether deletes at once (nova without
+    reclaim_instance_interval), so no server is ever soft-deleted: nova's 409 for the state it is in."""
+    async def handle(request: Request, ctx: RequestContext, server_id: str, body: Any) -> Response:
+        _null_or_empty(action, body)
+        instance = await cloud(request).compute.listed_instance(ctx, server_id)
+        if instance is None or instance.deleted:
+            raise ce.InstanceNotFound(instance_id=server_id)
+        raise ce.InstanceInvalidState(action=action, instance_uuid=instance.uuid, attr="vm_state",
+                                      state=instance.vm_state)
+    return handle
+
+
 def _power_handler(event: str) -> Handler:
     async def handle(request: Request, ctx: RequestContext, server_id: str, body: Any) -> Response:
         return await _power(request, ctx, server_id, body, event)
@@ -345,6 +369,8 @@ ACTIONS: dict[str, Handler] = {
     "changePassword": _change_password,
     "os-resetState": _reset_state,
     "injectNetworkInfo": _inject_network_info,
+    "restore": _never_soft_deleted("restore"),
+    "forceDelete": _never_soft_deleted("forceDelete"),
 }
 
 

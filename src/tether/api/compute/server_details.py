@@ -11,7 +11,14 @@ from fastapi.responses import JSONResponse
 from tether.api import paths
 from tether.api.compute import views
 from tether.api.compute.bodies import fail, unexpected
-from tether.api.compute.server_actions import JsonBody, access_ip, description_field, metadata_field, name_field
+from tether.api.compute.server_actions import (
+    JsonBody,
+    access_ip,
+    basic_view,
+    description_field,
+    metadata_field,
+    name_field,
+)
 from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
 from tether.services.context import RequestContext
@@ -66,8 +73,8 @@ async def update_server(server_id: str, request: Request, raw: JsonBody,
     compute = cloud(request).compute
     await compute.update_server(ctx, server_id, **changes)
     record = await compute.server_record(ctx, server_id, with_hosts=ctx.is_admin and version.at_least("2.16"))
-    return JSONResponse({"server": views.server_detail(request.app.state.base_url, record, version, ctx,
-                                                       show_server_groups=True)})
+    server = views.server_detail(request.app.state.base_url, record, version, ctx, show_server_groups=True)
+    return JSONResponse({"server": basic_view(server, version)})
 
 
 # -- password (os-server-password) --------------------------------------------------------

@@ -47,8 +47,8 @@ class Snapshot:
         if instance.image_id:
             with contextlib.suppress(TetherError):
                 base = await self.image.get_image(acting_for(instance), instance.image_id)
-        properties = {**(metadata or {}), "image_type": "snapshot", "instance_uuid": uuid,
-                      "user_id": ctx.user_id}
+        # as nova's _create_image: the user's metadata last, so it may name its own image_type
+        properties = {"image_type": "snapshot", "instance_uuid": uuid, "user_id": ctx.user_id, **(metadata or {})}
         if instance.image_id:
             properties["base_image_ref"] = instance.image_id
         image_id = new_uuid(self.rng)
