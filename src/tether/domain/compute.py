@@ -70,6 +70,19 @@ class Instance:
     launched_at: float | None = None
     deleted: bool = False
     deleted_at: float | None = None
+    # nova's lock: who locked it ("owner" or "admin"), and why (2.73)
+    locked_by: str | None = None
+    locked_reason: str | None = None
+    description: str | None = None
+    access_ip_v4: str | None = None
+    access_ip_v6: str | None = None
+    tags: list[str] = field(default_factory=list)
+    # The flavor a resize came from, until it is confirmed or reverted.
+    old_flavor_id: str | None = None
+
+    @property
+    def locked(self) -> bool:
+        return self.locked_by is not None
 
     @property
     def status(self) -> str:

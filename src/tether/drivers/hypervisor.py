@@ -1,4 +1,5 @@
-"""A fake hypervisor: guest interfaces as ``virsh domiflist`` would show them.
+"""A fake hypervisor: guest interfaces as ``virsh domiflist`` would show them, each guest's power
+state (``virsh domstate``) and its serial console log (``virsh console``).
 
 Its state lives here, not in the database, and survives a control-plane
 crash (it is the hardware). It optionally persists to a journal file so a
@@ -25,11 +26,18 @@ class HypervisorError(Exception):
     pass
 
 
+# nova's power_state numbers, as a guest's state maps to them
+RUNNING, PAUSED, SHUTDOWN, SUSPENDED, NOSTATE = 1, 3, 4, 7, 0
+CONSOLE_LINES = 200  # a guest's console log keeps its last lines, as a ring buffer file would
+
+
 class FakeHypervisor:
     def __init__(self, path: Path | None = None, *, read_only: bool = False) -> None:
         self._journal = Journal(path, read_only=read_only) if path is not None else None
         self._interfaces: dict[tuple[str, str, str], GuestInterface] = {}
         self._domains: set[tuple[str, str]] = set()
+        self._power: dict[tuple[str, str], int] = {}
+        self._console: dict[tuple[str, str], list[str]] = {}
         self._report: Callable[[object], None] | None = None
         self._load()
 
@@ -43,6 +51,33 @@ class FakeHypervisor:
     def create_domain(self, host: str, instance_uuid: str) -> None:
         self._domains.add((host, instance_uuid))
         self._record(_domain_key(host, instance_uuid), [host, instance_uuid])
+        self.set_power(host, instance_uuid, RUNNING, "boot")
+
+    def power(self, host: str, instance_uuid: str) -> int:
+        """The guest's power state as nova numbers it; NOSTATE for no such guest."""
+        if (host, instance_uuid) not in self._domains:
+            return NOSTATE
+        return self._power.get((host, instance_uuid), RUNNING)
+
+    def set_power(self, host: str, instance_uuid: str, state: int, why: str) -> int:
+        """Change a guest's power state (``why``: what did it, as the console shows it)."""
+        key = (host, instance_uuid)
+        if key not in self._domains:
+            raise HypervisorError(f"Domain not found: no domain with matching uuid '{instance_uuid}'")
+        self._power[key] = state
+        self._record(_power_key(host, instance_uuid), [host, instance_uuid, state])
+        self.write_console(host, instance_uuid, *_CONSOLE_LINES.get((why, state), (f"[tether] {why}",)))
+        return state
+
+    def write_console(self, host: str, instance_uuid: str, *lines: str) -> None:
+        key = (host, instance_uuid)
+        log = self._console.setdefault(key, [])
+        log.extend(lines)
+        del log[:-CONSOLE_LINES]
+        self._record(_console_key(host, instance_uuid), [host, instance_uuid, log])
+
+    def console_log(self, host: str, instance_uuid: str) -> list[str]:
+        return list(self._console.get((host, instance_uuid), ()))
 
     def destroy_domain(self, host: str, instance_uuid: str) -> list[GuestInterface]:
         """Power off and undefine a guest; its interfaces go with it."""
@@ -52,6 +87,9 @@ class FakeHypervisor:
             self._record(_interface_key(interface), None)
         self._domains.discard((host, instance_uuid))
         self._record(_domain_key(host, instance_uuid), None)
+        for store, journal_key in ((self._power, _power_key), (self._console, _console_key)):
+            if store.pop((host, instance_uuid), None) is not None:
+                self._record(journal_key(host, instance_uuid), None)
         if self._report is not None:
             for interface in gone:
                 self._report(GuestDeviceUnplugged(interface.port_id))
@@ -106,6 +144,10 @@ class FakeHypervisor:
         for key, value in self._journal.load().items():
             if key.startswith("domain/"):
                 self._domains.add((value[0], value[1]))
+            elif key.startswith("power/"):
+                self._power[(value[0], value[1])] = value[2]
+            elif key.startswith("console/"):
+                self._console[(value[0], value[1])] = list(value[2])
             else:
                 interface = GuestInterface(**value)
                 self._interfaces[(interface.host, interface.instance_uuid, interface.port_id)] = interface
@@ -117,6 +159,26 @@ class FakeHypervisor:
 
 def _domain_key(host: str, instance_uuid: str) -> str:
     return f"domain/{host}/{instance_uuid}"
+
+
+def _power_key(host: str, instance_uuid: str) -> str:
+    return f"power/{host}/{instance_uuid}"
+
+
+def _console_key(host: str, instance_uuid: str) -> str:
+    return f"console/{host}/{instance_uuid}"
+
+
+# What a guest writes on its serial console when its power changes (a cirros-like guest).
+_CONSOLE_LINES: dict[tuple[str, int], tuple[str, ...]] = {
+    ("boot", RUNNING): ("[    0.000000] Linux version 5.15.0 (tether fake guest)",
+                        "[    0.412000] Run /init as init process",
+                        "login as 'cirros' user. default password: 'gocubsgo'. use 'sudo' for root.",
+                        "cirros login:"),
+    ("stop", SHUTDOWN): ("[  OK  ] Reached target Power-Off.", "reboot: Power down"),
+    ("reboot", RUNNING): ("reboot: Restarting system", "[    0.000000] Linux version 5.15.0 (tether fake guest)",
+                          "cirros login:"),
+}
 
 
 def _interface_key(interface: GuestInterface) -> str:

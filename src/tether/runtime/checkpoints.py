@@ -27,6 +27,16 @@ CHECKPOINTS: dict[str, str] = {
     "compute.detach_interface.before_unbind": "the guest device is gone; the port is still bound",
     "compute.vif_deleted.before_detach": "the port-deleted event found its VIF; nothing is unplugged yet",
     "compute.refresh_cache.before_drop": "a cache refresh found a vanished port; the cache still lists it",
+    # compute: server actions
+    "compute.power_action.before_driver": "a power action (stop, start, reboot, pause, ...) holds the instance lock; "
+                                          "the driver is not yet told",
+    "compute.rebuild.before_driver": "the instance is rebuilding; its guest or node is not yet touched",
+    "compute.rebuild.wait_active": "a bare-metal rebuild polls its node, which redeploys with its VIFs kept",
+    "compute.resize.before_finish": "the guest is powered off for its new flavor; the flavor is not yet changed",
+    "compute.resize_revert.before_driver": "a resize revert holds the instance lock; the guest still has the new "
+                                           "flavor",
+    "compute.rescue.before_driver": "the instance is rescuing or unrescuing; the guest is not yet rebooted",
+    "compute.snapshot.before_upload": "the snapshot's image is queued; its data is not yet written",
     # network
     "network.port_delete.before_notify": "the port row is gone; compute is not yet told",
     "network.port_update.before_notify": "a port changed; compute is not yet told",

@@ -10,13 +10,17 @@ from tether.api.compute import (
     flavor_settings,
     flavors,
     hypervisors,
+    images,
     interfaces,
     keypairs,
     quotas,
+    server_actions,
+    server_details,
     server_groups,
     servers,
 )
 
-ROUTERS = tuple(module.router for module in (servers, interfaces, actions, diagnostics, events, flavors, hypervisors,
-                                             keypairs, quotas, availability_zones, compute_services, aggregates,
-                                             server_groups, flavor_settings))
+ROUTERS = (*(module.router for module in (servers, interfaces, actions, diagnostics, events, flavors, hypervisors,
+                                          keypairs, quotas, availability_zones, compute_services, aggregates,
+                                          server_groups, flavor_settings, server_actions, server_details, images)),
+           server_actions.console_pages)

@@ -46,8 +46,7 @@ KNOWN = (
     "changes-since", "ip", "ip6", "created_at", *PAGING, *JOINED,
 )
 # Values Tether never has: a regex or equality filter on them matches nothing.
-NEVER_SET = ("kernel_id", "ramdisk_id", "locked_by", "root_device_name", "access_ip_v4", "access_ip_v6",
-             "description", "display_description", "reservation_id")
+NEVER_SET = ("kernel_id", "ramdisk_id", "root_device_name", "reservation_id")
 SORT_KEYS: dict[str, Callable[[Instance], Any]] = {
     "created_at": lambda i: i.created_at, "updated_at": lambda i: i.updated_at,
     "launched_at": lambda i: i.launched_at, "terminated_at": lambda i: i.deleted_at,
@@ -223,15 +222,32 @@ def _filters(query: ServerQuery, one: dict[str, str], version: Microversion) -> 
                 if address["version"] == v))
     if any(one.get(name) for name in NEVER_SET):
         query.matches_nothing = True
-    if one.get("tags") or one.get("tags-any"):
-        query.matches_nothing = True  # no Tether server has tags
-    if "locked" in one and strict_bool("locked", one["locked"]):
-        query.matches_nothing = True  # nor locks
+    for key, get in (("locked_by", lambda i: i.locked_by), ("access_ip_v4", lambda i: i.access_ip_v4),
+                     ("access_ip_v6", lambda i: i.access_ip_v6), ("description", lambda i: i.description),
+                     ("display_description", lambda i: i.description)):
+        if key in one:
+            query.checks.append(_regex(key, one[key], lambda i, get=get: get(i) or ""))
+    _tag_filters(query, one)
+    if "locked" in one:
+        wanted = strict_bool("locked", one["locked"])
+        query.checks.append(lambda i: i.locked == wanted)
     if "soft_deleted" in one and lenient_bool(one["soft_deleted"]):
         query.matches_nothing = True
     for name in ("config_drive", "progress", "created_at", "launched_at", "terminated_at", "auto_disk_config"):
         if name in one:
             raise fail(f"Tether does not support filtering servers by {name}.")
+
+
+def _tag_filters(query: ServerQuery, one: dict[str, str]) -> None:
+    """nova's tag filters: each a comma-separated list (tags: all of them; tags-any: any; not-*: negated)."""
+    for name in TAG_FILTERS:
+        if name not in one:
+            continue
+        wanted = {tag.strip() for tag in one[name].split(",") if tag.strip()}
+        test = {"tags": wanted.issubset, "tags-any": lambda tags, w=wanted: bool(w & tags),
+                "not-tags": lambda tags, w=wanted: not w.issubset(tags),
+                "not-tags-any": lambda tags, w=wanted: not (w & tags)}[name]
+        query.checks.append(lambda i, test=test: test(set(i.tags or ())))
 
 
 def _sorting(query: ServerQuery, params: dict[str, list[str]], ctx: RequestContext) -> None:

@@ -17,6 +17,7 @@ from tether.api import openapi, paths
 from tether.api.compute import bodies, views
 from tether.api.compute.bodies import fail, unexpected
 from tether.api.compute.query import next_links
+from tether.api.compute.server_actions import access_ip
 from tether.api.compute.server_filters import SORT_KEYS, STATUSES, ServerQuery, ordered_page, parse_server_query
 from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
@@ -137,7 +138,8 @@ async def create_server(request: Request, parsed: bodies.ServerCreateRequest,
         instances, reservation_id = await cloud(request).compute.create_servers(
             ctx, name=server.name, flavor_id=flavor_id, image_id=image_id or None, networks=networks,
             metadata=dict(server.metadata) if server.metadata is not None else None, key_name=server.key_name,
-            group_id=_group_of(parsed), min_count=min_count, max_count=max_count)
+            group_id=_group_of(parsed), min_count=min_count, max_count=max_count,
+            details=_details_of(server))
     except ce.FlavorNotFound:
         raise fail("Invalid flavorRef provided.") from None
     except ce.ImageNotFound:
@@ -158,13 +160,9 @@ def _refuse_what_tether_cannot_do(parsed: bodies.ServerCreateRequest) -> None:
     """Fields nova honours that Tether could only drop silently: a clear 400 instead of a quiet lie."""
     server = parsed.server
     refused = [
-        ("accessIPv4", server.accessIPv4 is not None, "access IP addresses"),
-        ("accessIPv6", server.accessIPv6 is not None, "access IP addresses"),
         ("personality", bool(server.personality), "file injection (personality)"),
         ("block_device_mapping", bool(server.block_device_mapping), "legacy block device mappings (no volumes)"),
         ("config_drive", bool(server.config_drive), "config drives"),
-        ("description", server.description is not None, "server descriptions"),
-        ("tags", bool(server.tags), "server tags"),
         ("trusted_image_certificates", bool(server.trusted_image_certificates), "trusted image certificates"),
         ("host", server.host is not None, "requesting a host"),
         ("hypervisor_hostname", server.hypervisor_hostname is not None, "requesting a hypervisor"),
@@ -195,6 +193,16 @@ def _group_of(parsed: bodies.ServerCreateRequest) -> str | None:
     if not isinstance(group, str) or not is_uuid_like(group):
         raise fail(f"Invalid input for field/attribute group. Value: {group}. '{group}' is not a 'uuid'")
     return group
+
+
+def _details_of(server: bodies.ServerCreate) -> dict[str, Any]:
+    """What a server says about itself (access IPs, description, tags), as PUT /servers/{id} changes it."""
+    details: dict[str, Any] = {"access_ip_v4": access_ip("accessIPv4", server.accessIPv4, 4),
+                               "access_ip_v6": access_ip("accessIPv6", server.accessIPv6, 6),
+                               "description": server.description}
+    if server.tags:
+        details["tags"] = list(dict.fromkeys(server.tags))
+    return details
 
 
 def _image_of(server: bodies.ServerCreate) -> str:

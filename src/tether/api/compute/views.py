@@ -1,7 +1,7 @@
 """Server, flavor and interface bodies, field by field as nova's views build them, by microversion.
 
 Every field is produced honestly: where Tether has no such thing (volumes,
-security groups, locks, tags, user data) the body says so
+security groups, locks, tags, reservation ids, user data) the body says so
 with nova's own empty value or null, never an invented one.
 """
 
@@ -94,8 +94,8 @@ def server_detail(base: str, record: ServerRecord, version: Microversion, ctx: R
     status = server_status(instance)
     admin = ctx.is_admin
     body: dict[str, Any] = {
-        "accessIPv4": "",
-        "accessIPv6": "",
+        "accessIPv4": instance.access_ip_v4 or "",
+        "accessIPv6": instance.access_ip_v6 or "",
         "addresses": addresses(record),
         "created": isotime(instance.created_at),
         "flavor": _flavor_of(base, record, version),
@@ -143,19 +143,19 @@ def server_detail(base: str, record: ServerRecord, version: Microversion, ctx: R
     body["OS-EXT-STS:power_state"] = instance.power_state
     body["os-extended-volumes:volumes_attached"] = []  # Tether has no block storage
     if version.at_least("2.9"):
-        body["locked"] = False  # Tether has no server locks
+        body["locked"] = instance.locked
     if version.at_least("2.16") and admin:
         body["host_status"] = host_status(record)
     if version.at_least("2.19"):
-        body["description"] = None
+        body["description"] = instance.description
     if version.at_least("2.26"):
-        body["tags"] = []
+        body["tags"] = list(instance.tags or [])
     if version.at_least("2.63"):
         body["trusted_image_certificates"] = None
     if show_server_groups and version.at_least("2.71"):
         body["server_groups"] = []
     if version.at_least("2.73"):
-        body["locked_reason"] = None
+        body["locked_reason"] = instance.locked_reason
     if version.at_least("2.90") and not admin:
         body["OS-EXT-SRV-ATTR:hostname"] = guest_hostname(instance)
     if version.at_least("2.96"):

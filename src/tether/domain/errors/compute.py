@@ -70,6 +70,21 @@ class InstanceInvalidState(ComputeConflict):
     template = "Cannot '{action}' instance {instance_uuid} while it is in {attr} {state}"
 
 
+class InstanceIsLocked(ComputeConflict):
+    template = "Instance {instance_uuid} is locked"
+
+
+class ComputeNotImplemented(ComputeError):
+    """What the virt driver cannot do, as nova's API answers NotImplementedError (501)."""
+
+    status = 501
+    template = "{reason}"
+
+
+class NotSupportedByDriver(ComputeNotImplemented):
+    template = "{what} is not supported by the {driver} driver."
+
+
 class InterfaceAttachFailed(ComputeConflict):
     template = "Failed to attach network adapter device to {instance_uuid}"
 

@@ -61,11 +61,15 @@ class NetworkSync:
         """Make the cache, the plugged devices and the ports of a settled instance agree.
 
         Returns True when something had to change. An instance that is being
-        built or deleted is left to that operation, which owns it.
+        built or deleted is left to that operation, which owns it; one in a
+        server action's task state is not (found by the explorer): the lock
+        held here means the action's work is not under way, and a port-deleted
+        event skipped for it would leave the guest's device behind.
         """
         async with self.rt.locks.hold("instance", uuid):
             instance = await self.instances.live(uuid)
-            if instance is None or instance.vm_state not in vm.SETTLED or instance.task_state is not None:
+            if instance is None or instance.vm_state not in vm.SETTLED or \
+                    (instance.task_state is not None and instance.task_state not in vm.ACTION_STEPS):
                 return False
             return await self._reconcile_locked(instance, point)
 

@@ -15,16 +15,20 @@ if TYPE_CHECKING:
 
 
 async def start_action(
-    conn: StoreConnection, ctx: RequestContext, instance_uuid: str, action: str, now: float
+    conn: StoreConnection, ctx: RequestContext, instance_uuid: str, action: str, now: float,
+    event: str | None = "", *, project_id: str | None = None,
 ) -> InstanceAction:
+    """Record an action and its first event (``event``: nova's event name; None: an action without events,
+    as nova records lock and unlock). ``project_id``: the instance's, where an admin acts on another's."""
     record = InstanceAction(
         request_id=ctx.request_id, instance_uuid=instance_uuid, action=action,
-        project_id=ctx.project_id or "", user_id=ctx.user_id, start_time=now, updated_at=now,
+        project_id=project_id or ctx.project_id or "", user_id=ctx.user_id, start_time=now, updated_at=now,
     )
     await repos.instance_actions.add(conn, record)
-    await repos.action_events.add(
-        conn, ActionEvent(request_id=ctx.request_id, event=f"compute_{action}", start_time=now)
-    )
+    if event is not None:
+        await repos.action_events.add(
+            conn, ActionEvent(request_id=ctx.request_id, event=event or f"compute_{action}", start_time=now)
+        )
     return record
 
 

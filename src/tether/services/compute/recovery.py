@@ -20,6 +20,7 @@ from tether.services.compute.instances import Instances
 from tether.services.compute.network_sync import NetworkSync
 from tether.services.compute.node_vanished import NodeVanished, node_still_ours
 from tether.services.compute.plugging import Plugging
+from tether.services.compute.server_action import ServerActions
 from tether.store import intents, repos
 from tether.store.database import Store
 
@@ -38,6 +39,7 @@ class Recovery:
     sync: NetworkSync
     plugging: Plugging
     baremetal: BaremetalService
+    actions: ServerActions
 
     async def recover(self) -> int:
         """Spawn the recovery of every pending intent; returns how many there were."""
@@ -49,6 +51,11 @@ class Recovery:
                 self.rt.spawn(self._recover_build(intent.key, request_id), name=f"recover.build:{intent.key[:8]}")
             elif intent.kind == "delete":
                 self.rt.spawn(self.delete.run(intent.key, request_id), name=f"recover.delete:{intent.key[:8]}")
+            elif intent.kind == "action":
+                # rule 5: an action's in-memory work died with the process; end it from the driver's truth
+                reason = ce.ComputeError(message="the control plane restarted during the action")
+                self.rt.spawn(self._recover_action(intent.key, request_id, reason),
+                              name=f"recover.action:{intent.key[:8]}")
             elif intent.kind == "attach":
                 self.rt.spawn(self._recover_attach(intent.key, intent.id), name=f"recover.attach:{intent.key[:8]}")
         # Events in flight died with the process (a port-deleted notice, a cache refresh):
@@ -77,6 +84,10 @@ class Recovery:
             await self.failure.fail(uuid, request_id, ce.BuildAbortException(
                 instance_uuid=uuid, reason="the control plane restarted during the build"))
 
+    async def _recover_action(self, uuid: str, request_id: str, reason: BaseException) -> None:
+        async with self.rt.locks.hold("instance", uuid):
+            await self.actions.abandon(uuid, request_id, reason)
+
     async def _recover_attach(self, uuid: str, intent_id: str) -> None:
         await self.sync.reconcile(uuid)
         async with self.store.begin() as conn:
@@ -102,6 +113,10 @@ class Recovery:
                     except NodeVanished as vanished:
                         reason = ce.InstanceDeployFailure(instance_uuid=uuid, reason=str(vanished))
                 await self.failure.fail(uuid, "", reason)
+            elif instance.task_state is not None:
+                # rule 3: a server action past its deadline is given up; the driver says where the guest is
+                await self.actions.abandon(uuid, "", ce.ComputeError(
+                    message=f"the {instance.task_state} did not finish before its deadline"))
             else:
                 return False
         finally:
@@ -130,7 +145,9 @@ class Recovery:
 
     async def _lose_node(self, uuid: str, node_uuid: str) -> bool:
         instance = await self.instances.live(uuid)
-        if instance is None or instance.node != node_uuid or instance.task_state is not None:
+        if instance is None or instance.node != node_uuid or \
+                (instance.task_state is not None and instance.task_state not in vm.ACTION_STEPS):
             return False  # gone, moved on, or owned by a build or delete that ends it
+        # (a server action's work is not under way while this holds the instance lock: the node is lost)
         await self.failure.fail(uuid, "", ce.NodeLost(node=node_uuid, instance_uuid=uuid))
         return True

@@ -24,6 +24,7 @@ from tether.services.compute.delete import Delete
 from tether.services.compute.flavors import Flavors
 from tether.services.compute.instances import visible_instance
 from tether.services.compute.keypairs import boot_key
+from tether.services.compute.server_action import refuse_if_locked
 from tether.services.compute.translate import network_error
 from tether.services.context import RequestContext
 from tether.store import intents, repos
@@ -62,12 +63,14 @@ class Servers:
         key_name: str | None = None,
         uuid: str | None = None,
         group_id: str | None = None,
+        details: dict[str, Any] | None = None,
     ) -> Instance:
         """Accept a server and start its build. ``uuid``: for internal callers that name the server
-        before asking for it (a stack records the id first, so a crash cannot lose the server)."""
+        before asking for it (a stack records the id first, so a crash cannot lose the server).
+        ``details``: access_ip_v4/6, description, tags, as the API validated them."""
         servers, _ = await self.create_servers(ctx, name=name, flavor_id=flavor_id, image_id=image_id,
                                                networks=networks, metadata=metadata, key_name=key_name, uuid=uuid,
-                                               group_id=group_id)
+                                               group_id=group_id, details=details)
         return servers[0]
 
     async def create_servers(
@@ -82,6 +85,7 @@ class Servers:
         key_name: str | None = None,
         uuid: str | None = None,
         group_id: str | None = None,
+        details: dict[str, Any] | None = None,
         min_count: int = 1,
         max_count: int = 1,
     ) -> tuple[list[Instance], str]:
@@ -126,7 +130,7 @@ class Servers:
                 user_id=ctx.user_id, flavor_id=flavor.id, image_id=image_id, vm_state=vm.BUILDING,
                 task_state=vm.SCHEDULING, is_baremetal=flavor.is_baremetal, requested_networks=requested,
                 metadata=dict(metadata), key_name=key_name, deadline=now + vm.BUILD_TIMEOUT, created_at=now,
-                updated_at=now, reservation_id=reservation_id, launch_index=index,
+                updated_at=now, reservation_id=reservation_id, launch_index=index, **(details or {}),
             ) for index in range(count)]
             for instance in instances:
                 await repos.instances.add(conn, instance)
@@ -202,6 +206,7 @@ class Servers:
         now = self.rt.now()
         async with self.store.begin() as conn:
             instance = await visible_instance(conn, ctx, uuid)
+            refuse_if_locked(ctx, instance)
             if instance.task_state == vm.DELETING:
                 return
             await instance_state.move(conn, instance, "delete", now, deadline=now + vm.DELETE_TIMEOUT)

@@ -17,12 +17,14 @@ from tether.services.compute.aggregates import Aggregates
 from tether.services.compute.attach import Attach, PlugAndRecord, plug_then_record
 from tether.services.compute.build import Build, OnNodeVanished, fail_the_build
 from tether.services.compute.compute_services import ComputeServices
+from tether.services.compute.consoles import Consoles
 from tether.services.compute.delete import Delete, ReleaseForDelete, release_for_delete
 from tether.services.compute.detach import Detach
 from tether.services.compute.events import ExternalEvents
 from tether.services.compute.failure import InstanceFailure
 from tether.services.compute.flavor_settings import FlavorSettings
 from tether.services.compute.flavors import Flavors
+from tether.services.compute.guests import Guests
 from tether.services.compute.hypervisors import Hypervisors
 from tether.services.compute.instances import Instances
 from tether.services.compute.keypairs import Keypairs
@@ -36,12 +38,19 @@ from tether.services.compute.network_sync import (
 from tether.services.compute.placement import Placement
 from tether.services.compute.plugging import Plugging
 from tether.services.compute.port_ownership import PortOwnership
+from tether.services.compute.power import Power
 from tether.services.compute.queries import ComputeQueries
 from tether.services.compute.quotas import Quotas
+from tether.services.compute.rebuild import Rebuild
 from tether.services.compute.recovery import Recovery
 from tether.services.compute.release import Release, ReleaseNodes, detach_listed_vifs_then_unprovision
+from tether.services.compute.rescue import Rescue
+from tether.services.compute.resize import Resize
+from tether.services.compute.server_action import ServerActions
 from tether.services.compute.server_groups import ServerGroups
+from tether.services.compute.server_updates import ServerUpdates
 from tether.services.compute.servers import Servers
+from tether.services.compute.snapshot import Snapshot
 from tether.store.database import Store
 
 if TYPE_CHECKING:
@@ -102,8 +111,18 @@ class ComputeService:
         detach = Detach(store, runtime, instances=instances, network=network, plugging=plugging,
                         ownership=ownership)
         events = ExternalEvents(runtime, instances, sync)
+        guests = Guests(hypervisor, baremetal)
+        actions = ServerActions(store, runtime, instances, guests)
+        power = Power(runtime, actions, guests)
+        rebuild = Rebuild(runtime, actions, guests, image=image, baremetal=baremetal,
+                          node_poll_interval=node_poll_interval)
+        resize = Resize(runtime, actions, guests, flavors, plugging, network)
+        rescue = Rescue(runtime, actions, guests, image)
+        snapshot = Snapshot(runtime, rng, actions, image)
+        updates = ServerUpdates(store, runtime)
+        consoles = Consoles(store, instances, guests)
         recovery = Recovery(store, runtime, instances=instances, failure=failure, delete=delete, sync=sync,
-                            plugging=plugging, baremetal=baremetal)
+                            plugging=plugging, baremetal=baremetal, actions=actions)
         queries = ComputeQueries(store, network=network, hypervisor=hypervisor)
         hypervisors = Hypervisors(store)
         keypairs = Keypairs(store, runtime)
@@ -118,6 +137,37 @@ class ComputeService:
         self.create_server = servers.create_server
         self.create_servers = servers.create_servers
         self.delete_server = servers.delete_server
+        # server actions (each through the instance state table, see server_action)
+        self.power_action = power.power_action
+        self.reset_state = actions.reset_state
+        self.reboot_server = power.reboot
+        self.rebuild_server = rebuild.rebuild
+        self.resize_server = resize.resize
+        self.confirm_resize = resize.confirm
+        self.revert_resize = resize.revert
+        self.rescue_server = rescue.rescue
+        self.unrescue_server = rescue.unrescue
+        self.create_server_image = snapshot.create_image
+        # changes that leave the machine alone
+        self.update_server = updates.update_server
+        self.lock_server = updates.lock
+        self.unlock_server = updates.unlock
+        self.change_password = updates.change_password
+        self.inject_network_info = updates.inject_network_info
+        self.server_metadata = updates.metadata
+        self.server_metadata_item = updates.metadata_item
+        self.set_server_metadata = updates.set_metadata
+        self.delete_server_metadata_item = updates.delete_metadata_item
+        self.server_tags = updates.tags
+        self.server_has_tag = updates.has_tag
+        self.set_server_tags = updates.set_tags
+        self.add_server_tag = updates.add_tag
+        self.delete_server_tag = updates.delete_tag
+        self.delete_server_tags = updates.delete_tags
+        # consoles
+        self.console_output = consoles.console_output
+        self.remote_console = consoles.remote_console
+        self.console_of = consoles.console_of
         # interfaces and what the network service tells us
         self.attach_interface = attach.attach_interface
         self.detach_interface = detach.detach_interface

@@ -190,6 +190,10 @@ class RecordingDict(dict):  # type: ignore[type-arg]
         return super().items()
 
 
+# What the hypervisor holds that survives a crash: interfaces, and each domain with its power state.
+GuestsState = tuple[dict[tuple[str, str, str], GuestInterface], set[tuple[str, str, "int | None"]]]
+
+
 class RecordingHypervisor(FakeHypervisor):
     """The fake hypervisor, each guest (by instance) a resource of its own."""
 
@@ -228,15 +232,34 @@ class RecordingHypervisor(FakeHypervisor):
         self._note(instance_uuid, READ)
         return self._recorder.observe(super().interfaces(instance_uuid, host))  # type: ignore[no-any-return]
 
+    def power(self, host: str, instance_uuid: str) -> int:
+        self._note(instance_uuid, READ)
+        return self._recorder.observe(super().power(host, instance_uuid))  # type: ignore[no-any-return]
+
+    def set_power(self, host: str, instance_uuid: str, state: int, why: str) -> int:
+        self._note(instance_uuid, WRITE)
+        return super().set_power(host, instance_uuid, state, why)
+
+    def write_console(self, host: str, instance_uuid: str, *lines: str) -> None:
+        self._note(instance_uuid, WRITE)
+        super().write_console(host, instance_uuid, *lines)
+
+    def console_log(self, host: str, instance_uuid: str) -> list[str]:
+        self._note(instance_uuid, READ)
+        return self._recorder.observe(super().console_log(host, instance_uuid))  # type: ignore[no-any-return]
+
     # -- what survives a crash, for snapshots ---------------------------------------
 
-    def state(self) -> tuple[dict[tuple[str, str, str], GuestInterface], set[tuple[str, str]]]:
-        return dict(self._interfaces), set(self._domains)
+    def state(self) -> GuestsState:
+        """Interfaces and domains, each domain with its power state (what the digest counts)."""
+        return dict(self._interfaces), {(host, uuid, self._power.get((host, uuid))) for host, uuid in self._domains}
 
-    def restore(self, state: tuple[dict[tuple[str, str, str], GuestInterface], set[tuple[str, str]]]) -> None:
+    def restore(self, state: GuestsState) -> None:
         interfaces, domains = state
         self._interfaces = dict(interfaces)
-        self._domains = set(domains)
+        self._domains = {(host, uuid) for host, uuid, _ in domains}
+        self._power = {(host, uuid): power for host, uuid, power in domains if power is not None}
+        self._console = {}
 
 
 class RecordingHardware(FakeHardware):

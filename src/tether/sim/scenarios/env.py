@@ -136,6 +136,36 @@ class Env:
         if wait:
             await self.wait_settled(name)
 
+    async def rebuild(self, name: str, wait: bool = True) -> None:
+        try:
+            await self.cloud.compute.rebuild_server(self.ctx, self.id(name), self.id("cirros"))
+        except TetherError as error:
+            self._failed(f"rebuild {name}", error)
+            return
+        self.step(f"rebuild {name}: accepted")
+        if wait:
+            await self.wait_settled(name)
+
+    async def resize(self, name: str, flavor: str, wait: bool = True) -> None:
+        try:
+            await self.cloud.compute.resize_server(self.ctx, self.id(name), self.id(flavor))
+        except TetherError as error:
+            self._failed(f"resize {name}", error)
+            return
+        self.step(f"resize {name} to {flavor}: accepted")
+        if wait:
+            await self.wait_settled(name)
+
+    async def revert_resize(self, name: str, wait: bool = True) -> None:
+        try:
+            await self.cloud.compute.revert_resize(self.ctx, self.id(name))
+        except TetherError as error:
+            self._failed(f"revert the resize of {name}", error)
+            return
+        self.step(f"revert the resize of {name}: accepted")
+        if wait:
+            await self.wait_settled(name)
+
     async def attach_port(self, server: str, port: str) -> None:
         try:
             await self.cloud.compute.attach_interface(self.ctx, self.id(server), port_id=self.id(port))

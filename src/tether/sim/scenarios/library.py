@@ -519,6 +519,70 @@ ANTI_AFFINITY_BOOT_RACES_BOOT = Scenario(
 )
 
 
+# -- server actions (issue 13): what a rebuild or a resize revert races -----------------------
+
+
+async def _expect_rebuilt_and_node_clean(env: Env) -> list[str]:
+    unmet = []
+    if env.outcomes.get("server1") != "ACTIVE":
+        unmet.append(f"server1 should be ACTIVE after its rebuild, is {env.outcomes.get('server1')}")
+    unmet += await _node_clean(env, "node-1", set(await _ports_of(env, "server1")))
+    return unmet
+
+
+REBUILD_RACES_PORT_DELETE = Scenario(
+    name="rebuild-races-port-delete",
+    seed="000",
+    summary="A bare-metal server is rebuilt (its node redeployed, its VIFs kept) while its port is deleted.",
+    prepare=lambda env: env.boot("server1"),
+    timeline=(Timed(0.0, "user", lambda env: env.rebuild("server1"), ("rebuild",)),
+              Timed(0.0, "operator", lambda env: env.delete_ports_of("server1"), ("port-delete",))),
+    expect=_expect_rebuilt_and_node_clean,
+    tags=("coverage",),
+)
+
+
+async def _resized_vm_with_port(env: Env) -> None:
+    """myvm on m1.small, resized to m1.tiny and waiting in VERIFY_RESIZE, with port-a attached; port-b free."""
+    await env.boot("myvm", flavor="m1.small")
+    await env.create_port("port-a")
+    await env.create_port("port-b")
+    await env.attach_port("myvm", "port-a")
+    await env.resize("myvm", "m1.tiny")
+
+
+async def _expect_reverted_and_guest_matches(env: Env) -> list[str]:
+    unmet = await _expect_guest_matches_ports(env)
+    found = await env.cloud.compute.find_servers(env.ctx, all_projects=True, uuid=env.id("myvm"))
+    if not found or (found[0].status, found[0].flavor_id) != ("ACTIVE", env.id("m1.small")):
+        state = (found[0].status, found[0].flavor_id) if found else "gone"
+        unmet.append(f"myvm should be ACTIVE on m1.small again, is {state}")
+    return unmet
+
+
+async def _attach_when_reverted(env: Env) -> None:
+    """A user who attaches as soon as the server is ACTIVE again (nova refuses an attach in VERIFY_RESIZE)."""
+    await env.attach_port("myvm", "port-b")
+    if env.outcomes.get("attach port-b to myvm") != "ok":
+        await env.wait_settled("myvm")
+        await env.attach_port("myvm", "port-b")
+
+
+RESIZE_REVERT_RACES_INTERFACES = Scenario(
+    name="resize-revert-races-interface-attach",
+    seed="004",
+    summary="A resize is reverted (the guest plugged again from its network info) while port-b is attached "
+            "and the attached port-a is deleted.",
+    shape=DemoShape(nodes=0, hypervisors=1),
+    prepare=_resized_vm_with_port,
+    timeline=(Timed(0.0, "user", lambda env: env.revert_resize("myvm"), ("resize-revert",)),
+              Timed(0.0, "user-2", _attach_when_reverted, ("attach",)),
+              Timed(0.0, "operator", lambda env: env.delete_port("port-a"), ("port-delete",))),
+    expect=_expect_reverted_and_guest_matches,
+    tags=("coverage",),
+)
+
+
 SCENARIOS: dict[str, Scenario] = {
     scenario.name: scenario
     for scenario in (
@@ -539,5 +603,7 @@ SCENARIOS: dict[str, Scenario] = {
         DELETE_RACES_MAINTENANCE_AND_NODE_DELETE,
         DELETE_RACES_NODE_DELETE,
         ANTI_AFFINITY_BOOT_RACES_BOOT,
+        REBUILD_RACES_PORT_DELETE,
+        RESIZE_REVERT_RACES_INTERFACES,
     )
 }

@@ -24,6 +24,8 @@ OPERATIONS: dict[str, frozenset[str]] = {
     "node-maintenance": frozenset({"node"}),
     # not in the coverage claim, but what some seed's race needs
     "cache-refresh": frozenset({"instance"}),
+    "rebuild": frozenset({"instance", "port", "node"}),
+    "resize-revert": frozenset({"instance", "port"}),
     "stack-create": frozenset({"stack", "instance", "port", "node"}),
     "stack-update": frozenset({"stack", "instance", "port", "node"}),
     "stack-delete": frozenset({"stack", "instance", "port", "node"}),

@@ -1,0 +1,86 @@
+"""createImage: a snapshot of a server's disk, made an image through the image service's public operations.
+
+As nova does, the image is created (queued) before the answer, so the 202
+carries its id; the snapshot then writes its data and the image becomes
+active. A snapshot that fails leaves the server as it was and deletes the
+half-made image (nova's ``_snapshot_instance`` cleanup).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tether.domain.compute import Instance
+from tether.domain.errors import TetherError
+from tether.domain.errors import compute as ce
+from tether.domain.ids import new_uuid
+from tether.runtime.runtime import Runtime
+from tether.services.compute.instances import acting_for, visible_instance
+from tether.services.compute.server_action import Ending, ServerActions, Work, refuse_if_locked
+from tether.services.context import RequestContext
+
+if TYPE_CHECKING:
+    import random
+
+    from tether.services.image import ImageService
+
+# The fake guest's disk: what a snapshot of it writes (its size is the image's size).
+SNAPSHOT_SIZE = 1024 * 1024
+
+
+@dataclass(eq=False)
+class Snapshot:
+    rt: Runtime
+    rng: random.Random
+    actions: ServerActions
+    image: ImageService
+
+    async def create_image(self, ctx: RequestContext, uuid: str, name: str,
+                           metadata: dict[str, str] | None = None) -> str:
+        """Start a snapshot; returns the new image's id."""
+        async with self.actions.store.begin() as conn:
+            instance = await visible_instance(conn, ctx, uuid)
+        refuse_if_locked(ctx, instance)
+        base = None
+        if instance.image_id:
+            with contextlib.suppress(TetherError):
+                base = await self.image.get_image(acting_for(instance), instance.image_id)
+        # as nova's _create_image: the user's metadata last, so it may name its own image_type
+        properties = {"image_type": "snapshot", "instance_uuid": uuid, "user_id": ctx.user_id, **(metadata or {})}
+        if instance.image_id:
+            properties["base_image_ref"] = instance.image_id
+        image_id = new_uuid(self.rng)
+        if not ctx.can_write:
+            raise ce.ComputeForbidden(action="os_compute_api:servers:create_image")
+        try:
+            await self.image.create_image(
+                ctx, id=image_id, name=name, properties=properties,
+                disk_format=base.disk_format if base is not None else "qcow2",
+                container_format=base.container_format if base is not None else "bare",
+                min_disk=base.min_disk if base is not None else 0, min_ram=base.min_ram if base is not None else 0)
+        except TetherError as error:
+            raise ce.ComputeBadRequest(reason=error.message) from None
+        try:
+            await self.actions.begin(ctx, uuid, "snapshot", "createImage", self._work(image_id),
+                                     nova_event="compute_snapshot_instance")
+        except Exception:
+            # never a partial change: the refused snapshot leaves no image behind
+            with contextlib.suppress(TetherError):
+                await self.image.delete_image(ctx, image_id)
+            raise
+        return image_id
+
+    def _work(self, image_id: str) -> Work:
+        async def work(instance: Instance) -> Ending:
+            instance = await self.actions.step(instance)  # image_uploading
+            await self.rt.checkpoint("compute.snapshot.before_upload")
+            try:
+                await self.image.activate_snapshot(acting_for(instance), image_id, SNAPSHOT_SIZE)
+            except Exception:
+                with contextlib.suppress(TetherError):
+                    await self.image.delete_image(acting_for(instance), image_id)
+                raise
+            return Ending()
+        return work
