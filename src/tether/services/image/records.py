@@ -205,15 +205,6 @@ class ImageRecords:
         # after the commit: an upload still under way finds the record gone and cleans up after itself
         self.files.delete(image_id)
 
-    async def activate_snapshot(self, ctx: RequestContext, image_id: str, size: int) -> Image:
-        """A server snapshot's data is written (nova uploads it): its queued image becomes active."""
-        async with self.store.begin() as conn:
-            image = await self._image_to_change(conn, ctx, image_id, "upload_image")
-            if image.status != rules.QUEUED:
-                return image
-            updated = replace(image, status=rules.ACTIVE, size=size, updated_at=self.now())
-            await repos.images.update(conn, image_id, status=updated.status, size=size, updated_at=updated.updated_at)
-        return updated
 
 def _owner(ctx: RequestContext, owner: str | None) -> str | None:
     if owner is None or owner == ctx.project_id:
