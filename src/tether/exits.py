@@ -12,8 +12,10 @@ from enum import IntEnum
 
 class ExitCode(IntEnum):
     OK = 0
+    ERROR = 1  # nova-manage's "an error": the audit could not read what it needs
     USAGE = 2  # click's own code for a wrong option
     VIOLATIONS = 3
+    REPAIRED = 4
     CORRUPT_DATABASE = 65  # EX_DATAERR
     NOT_TETHERS = 66  # EX_NOINPUT
     DATABASE_UNREACHABLE = 69  # EX_UNAVAILABLE
@@ -55,6 +57,19 @@ CHECK_EXITS = {
     ExitCode.SCHEMA_TOO_NEW: "the database was upgraded by a newer Tether: upgrade Tether",
     ExitCode.SCHEMA_TOO_OLD: "the database needs the upgrade the next `tether serve` makes",
 }
+AUDIT_EXITS = {
+    ExitCode.OK: "no findings, every source read",
+    ExitCode.ERROR: "no findings, but a source failed or answered incompletely",
+    ExitCode.USAGE: "an option is wrong",
+    ExitCode.VIOLATIONS: "findings",
+}
+REPAIR_EXITS = {
+    ExitCode.OK: "nothing to repair, every source read",
+    ExitCode.ERROR: "a source failed, an action failed, or more actions than --max-actions",
+    ExitCode.USAGE: "an option is wrong",
+    ExitCode.VIOLATIONS: "findings, none repaired (a dry run, or each held back by a gate)",
+    ExitCode.REPAIRED: "something was repaired",
+}
 
 
 class Failure(Exception):
@@ -71,4 +86,4 @@ def exit_codes_help(codes: dict[ExitCode, str]) -> str:
     return f"\b\nExit codes:\n{rows}"
 
 
-__all__ = ["CHECK_EXITS", "SERVE_EXITS", "ExitCode", "Failure", "exit_codes_help"]
+__all__ = ["AUDIT_EXITS", "CHECK_EXITS", "REPAIR_EXITS", "SERVE_EXITS", "ExitCode", "Failure", "exit_codes_help"]
