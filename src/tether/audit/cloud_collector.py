@@ -59,10 +59,11 @@ def collect(conn: openstack.connection.Connection, *, guest_interfaces: bool = F
     say(src.PORTGROUPS)
     raw_groups = _read(reports[src.PORTGROUPS], lambda n: api.portgroups(conn.baremetal, n))
     snapshot = snapshot_of(raw_servers, raw_ports, raw_nodes, raw_nics, raw_groups)
-    collection = Collection(snapshot, list(reports.values()), guests_read=set(), cloud=conn.config.name or "")
+    read: set[str] = set()
+    collection = Collection(snapshot, list(reports.values()), guests_read=read, cloud=conn.config.name or "")
     if guest_interfaces:
         say(src.GUESTS)
-        collection.sources.append(_read_guests(conn, snapshot, collection.guests_read or set()))
+        collection.sources.append(_read_guests(conn, snapshot, read))
     return collection
 
 

@@ -116,6 +116,6 @@ def guest_interfaces_of(instance: Instance, diagnostics: Raw, ports: list[Port])
         port = by_mac.get(mac)
         port_id = port.id if port is not None else ""
         out.append(GuestInterface(host=instance.host or "", instance_uuid=instance.uuid,
-                                  device=f"tap{port_id[:11]}" if port_id else f"(mac {mac})", mac=mac,
+                                  device=f"tap{port_id[:11]}" if port_id else "(unnamed)", mac=mac,
                                   port_id=port_id))
     return out
