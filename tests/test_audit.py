@@ -12,8 +12,6 @@ import os
 import re
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -215,68 +213,3 @@ def test_audit_finds_a_stuck_build_and_a_zombie_interface_and_only_with_guests_r
         code, report = audit(cloud, "--guest-interfaces", "--only", "zombie-interface")
         assert (code, [f["invariant"] for f in report["findings"]]) == (3, ["zombie-interface"])
         assert report["evaluated"] == ["zombie-interface"]
-
-
-def test_a_finding_fixed_before_the_action_is_skipped_and_journalled(tmp_path: Path) -> None:
-    with running((tmp_path / "001", ("--emulate-bug", "mac-kept-on-unbind", *QUIET), {})) as (cloud,), \
-            session(cloud, "001") as term:
-        make_held_mac(term)
-        env = {**os.environ, "OS_CLIENT_CONFIG_FILE": str(cloud.clouds_yaml)}
-        repair = subprocess.Popen(
-            [sys.executable, "-m", "tether.cli", "repair", "--os-cloud", "tether", "--older-than", "0", "--apply",
-             "--confirm"], env=env, cwd=cloud.data_dir, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
-        assert repair.stderr is not None and repair.stdin is not None
-        asked = ""
-        while not asked.endswith("[y/N]: "):
-            char = repair.stderr.read(1)
-            assert char, asked
-            asked += char
-        assert "mac-conflict" in asked
-        # Between the analysis and the action, someone else mends it.
-        term.run("port", "set", "--mac-address", "fa:16:3e:00:00:01", "test-port1")
-        out, err = repair.communicate("y\n", timeout=120)
-        assert repair.returncode == 3 and out.startswith("SKIPPED mac-conflict"), (out, err)
-        assert "(no longer holds)" in out
-        (entry,) = [json.loads(line) for line in (cloud.data_dir / "tether-repair.jsonl").read_text().splitlines()]
-        assert (entry["status"], entry["reason"], entry["action"]["action"]) == \
-            ("skipped", "no longer holds", "reset-mac"), entry
-        assert entry["before"]["port"]["mac_address"] == "fa:16:3e:00:00:01"
-        assert term.json("port", "show", "test-port1")["mac_address"] == "fa:16:3e:00:00:01"
-
-
-def churn(cloud: LiveCloud, stop: threading.Event) -> int:
-    """Builds and deletes, virtual and bare metal, one after the other until told to stop."""
-    conn = cloud.connect()
-    image = conn.image.find_image("cirros")
-    network = conn.network.find_network("private")
-    flavors = [conn.compute.find_flavor(name) for name in ("m1.tiny", "baremetal")]
-    rounds = 0
-    while not stop.is_set():
-        servers = [conn.compute.create_server(name=f"churn-{rounds}-{i}", image_id=image.id, flavor_id=flavor.id,
-                                              networks=[{"uuid": network.id}]) for i, flavor in enumerate(flavors)]
-        time.sleep(0.3)
-        for server in servers:
-            conn.compute.delete_server(server)
-        rounds += 1
-    return rounds
-
-
-def test_a_healthy_cloud_under_load_gives_nothing_the_gates_would_act_on(tmp_path: Path) -> None:
-    with running((tmp_path / "cloud", (), {"deploy_seconds": 1.0})) as (cloud,):
-        stop = threading.Event()
-        load = POOL.submit(churn, cloud, stop)
-        try:
-            runs = []
-            for _ in range(4):
-                done = tether(cloud, "repair", "--os-cloud", "tether", "--older-than", "0", "--json",
-                              "--guest-interfaces")
-                assert done.returncode in (0, 3), (done.returncode, done.stdout, done.stderr)
-                runs.append(json.loads(done.stdout))
-        finally:
-            stop.set()
-        assert load.result(timeout=120) >= 2
-        acted = [o for run in runs for o in run["outcomes"] if o["status"] not in ("held back", "skipped")]
-        assert acted == [], acted
-        # What was in the middle of an operation was seen, and each gate said why it waited.
-        assert all(o["reason"] for run in runs for o in run["outcomes"])
