@@ -1,4 +1,4 @@
-"""The `tether` command: serve | scenario | explore | check | faults | bugs."""
+"""The `tether` command: serve | scenario | explore | check | audit | repair | faults | bugs."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from tether.config import DEFAULT_DATA_DIR, DataDir
-from tether.exits import CHECK_EXITS, EXPLORE_EXITS, SERVE_EXITS, Failure, exit_codes_help
+from tether.exits import AUDIT_EXITS, CHECK_EXITS, EXPLORE_EXITS, REPAIR_EXITS, SERVE_EXITS, Failure, exit_codes_help
 from tether.logs import LogLevel, LogSettings
 from tether.runtime.bugs import Bug
 from tether.runtime.checkpoints import CHECKPOINTS, checkpoint_names
@@ -353,6 +353,103 @@ def check(
             line = Text.assemble(("VIOLATION", "red"), f" {violation.invariant}: {violation.evidence} ({resources})")
             console.print(line, soft_wrap=True)
     raise typer.Exit(VIOLATIONS_FOUND if violations else 0)
+
+
+OsCloud = Annotated[str | None, typer.Option("--os-cloud", envvar="OS_CLOUD", metavar="NAME", show_default=False,
+                                             help="The cloud in clouds.yaml [default: the OS_* environment].")]
+Only = Annotated[str | None, typer.Option("--only", metavar="ID,...", help="Only these invariants.")]
+Project = Annotated[str | None, typer.Option("--project", metavar="P",
+                                             help="Only findings that involve this project's servers or ports.")]
+GuestInterfaces = Annotated[bool, typer.Option("--guest-interfaces", help="Also read each running VM's guest "
+                                               "interfaces (server diagnostics: one call per VM).")]
+
+
+def _ids(only: str | None) -> list[str] | None:
+    return [name.strip() for name in only.split(",") if name.strip()] if only else None
+
+
+@app.command(help="Find the seeds' leaks in any OpenStack cloud, through its public APIs (openstacksdk, "
+                  "clouds.yaml or the OS_* environment). It only reads.\n\n" + exit_codes_help(AUDIT_EXITS))
+def audit(
+    os_cloud: OsCloud = None,
+    only: Only = None,
+    project: Project = None,
+    form: Annotated[str, typer.Option("--format", help="table, json or markdown.")] = "table",
+    output: Annotated[Path | None, typer.Option("--output", metavar="FILE", help="Write the report there.")] = None,
+    guest_interfaces: GuestInterfaces = False,
+) -> None:
+    from tether.audit.command import AuditRequest, run_audit
+    from tether.audit.report import ReportFormat
+
+    try:
+        chosen_form = ReportFormat(form)
+    except ValueError:
+        raise typer.BadParameter(f"{form!r}: choose table, json or markdown", param_hint="--format") from None
+    request = AuditRequest(cloud=os_cloud, only=_ids(only), project=project, form=chosen_form,
+                           output=output.expanduser() if output else None, guest_interfaces=guest_interfaces)
+    try:
+        code = run_audit(request, _console(stderr=True), lambda text: typer.echo(text, nl=False))
+    except Failure as failure:
+        _refuse(failure)
+    raise typer.Exit(int(code))
+
+
+@app.command(help="The audit's analysis, then each finding's repair through the public API, as a person "
+                  "would make it. A dry run unless --apply. Gates: --older-than, tasks in flight, a live "
+                  "re-read right before each action (act only if the finding still holds), --max-actions; "
+                  "each action is journalled before it is taken.\n\n" + exit_codes_help(REPAIR_EXITS))
+def repair(
+    os_cloud: OsCloud = None,
+    only: Only = None,
+    project: Project = None,
+    apply: Annotated[bool, typer.Option("--apply", help="Act (without it: say what would be done).")] = False,
+    older_than: Annotated[str, typer.Option("--older-than", metavar="AGE", help="Act only on findings whose "
+                                            "resources have not changed for this long (30s, 10m, 2h; 0: any).")
+                          ] = "10m",
+    include_in_flight: Annotated[bool, typer.Option("--include-in-flight", help="Act even where a task is in "
+                                                    "flight on a resource involved.")] = False,
+    max_actions: Annotated[int, typer.Option("--max-actions", min=0, help="Abort, doing nothing, when more "
+                                             "actions are planned.")] = 50,
+    force: Annotated[bool, typer.Option("--force", help="Act even above --max-actions.")] = False,
+    journal: Annotated[Path, typer.Option("--journal", metavar="FILE", help="Where each action is "
+                                          "journalled (JSON lines, appended).")] = Path("tether-repair.jsonl"),
+    confirm: Annotated[bool, typer.Option("--confirm", help="Ask before each action.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+    output: Annotated[Path | None, typer.Option("--output", metavar="FILE", help="Write the report there.")] = None,
+    guest_interfaces: GuestInterfaces = False,
+) -> None:
+    from tether.audit.command import AuditRequest
+    from tether.audit.gates import Gates
+    from tether.audit.repair import RepairRequest, run_repair
+
+    try:
+        age = _seconds(older_than)
+    except ValueError:
+        raise typer.BadParameter(f"{older_than!r}: a number of seconds, or 30s, 10m, 2h, 1d",
+                                 param_hint="--older-than") from None
+    ask = None
+    if confirm:
+        def ask(finding):  # type: ignore[no-untyped-def]
+            return typer.confirm(f"{finding.invariant}: {finding.evidence}\n  {finding.repair.command}?",
+                                 default=False, err=True)
+    request = RepairRequest(
+        audit=AuditRequest(cloud=os_cloud, only=_ids(only), project=project,
+                           output=output.expanduser() if output else None, guest_interfaces=guest_interfaces),
+        gates=Gates(older_than=age, skip_in_flight=not include_in_flight, max_actions=max_actions, force=force),
+        apply=apply, journal=journal.expanduser(), confirm=ask)
+    try:
+        code = run_repair(request, _console(stderr=True), lambda text: typer.echo(text, nl=False), as_json)
+    except Failure as failure:
+        _refuse(failure)
+    raise typer.Exit(int(code))
+
+
+def _seconds(text: str) -> float:
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    text = text.strip().lower()
+    if text and text[-1] in units:
+        return float(text[:-1]) * units[text[-1]]
+    return float(text)
 
 
 def _exit_with(error: Exception, opening: Opening, debug: bool) -> NoReturn:

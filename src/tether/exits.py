@@ -12,9 +12,11 @@ from enum import IntEnum
 
 class ExitCode(IntEnum):
     OK = 0
+    ERROR = 1  # nova-manage's "an error": the audit could not read what it needs
     USAGE = 2  # click's own code for a wrong option
     VIOLATIONS = 3
     INCOMPLETE = 4  # a budget stopped the search: neither a pass nor a failure
+    REPAIRED = 4  # tether repair: what INCOMPLETE is to explore (each command says what its codes mean)
     CORRUPT_DATABASE = 65  # EX_DATAERR
     NOT_TETHERS = 66  # EX_NOINPUT
     DATABASE_UNREACHABLE = 69  # EX_UNAVAILABLE
@@ -65,6 +67,19 @@ EXPLORE_EXITS = {
     ExitCode.INTERNAL: "a scenario could not be explored (a bug in Tether)",
     INTERRUPTED: "stopped by Ctrl-C (what finished is printed)",
 }
+AUDIT_EXITS = {
+    ExitCode.OK: "no findings, every source read",
+    ExitCode.ERROR: "no findings, but a source failed or answered incompletely",
+    ExitCode.USAGE: "an option is wrong",
+    ExitCode.VIOLATIONS: "findings",
+}
+REPAIR_EXITS = {
+    ExitCode.OK: "nothing to repair, every source read",
+    ExitCode.ERROR: "a source failed, an action failed, or more actions than --max-actions",
+    ExitCode.USAGE: "an option is wrong",
+    ExitCode.VIOLATIONS: "findings, none repaired (a dry run, or each held back by a gate)",
+    ExitCode.REPAIRED: "something was repaired",
+}
 
 
 class Failure(Exception):
@@ -81,4 +96,5 @@ def exit_codes_help(codes: dict[ExitCode, str] | dict[int, str]) -> str:
     return f"\b\nExit codes:\n{rows}"
 
 
-__all__ = ["CHECK_EXITS", "EXPLORE_EXITS", "INTERRUPTED", "SERVE_EXITS", "ExitCode", "Failure", "exit_codes_help"]
+__all__ = ["AUDIT_EXITS", "CHECK_EXITS", "EXPLORE_EXITS", "INTERRUPTED", "REPAIR_EXITS", "SERVE_EXITS", "ExitCode",
+           "Failure", "exit_codes_help"]

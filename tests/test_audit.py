@@ -1,0 +1,215 @@
+"""`tether audit` and `tether repair` against live `tether serve` processes, through their public APIs.
+
+The leaks are made the way the seeds' reproduction steps make them, typed into the real `openstack`
+CLI against clouds that emulate the upstream bugs; the auditor is then run as an operator runs it,
+`tether audit --os-cloud tether`, with the clouds.yaml the server wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from tests.live import LiveCloud, start
+from tests.test_cli_seeds import ATTACH_HELD, POOL, Session
+
+DELETE_HELD = "compute.delete.before_unplug=sleep:3*1"
+QUIET = ("--reconcile-interval", "3600")
+
+
+def tether(cloud: LiveCloud, *args: str, stdin: str | None = None, cwd: Path | None = None
+           ) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "OS_CLIENT_CONFIG_FILE": str(cloud.clouds_yaml)}
+    return subprocess.run([sys.executable, "-m", "tether.cli", *args], env=env, capture_output=True, text=True,
+                          timeout=180, input=stdin, cwd=cwd or cloud.data_dir)
+
+
+def audit(cloud: LiveCloud, *args: str) -> tuple[int, dict[str, Any]]:
+    done = tether(cloud, "audit", "--os-cloud", "tether", "--format", "json", *args)
+    assert done.returncode in (0, 3), (done.returncode, done.stdout, done.stderr)
+    return done.returncode, json.loads(done.stdout)
+
+
+def shape(report: dict[str, Any]) -> list[tuple[str, dict[str, str]]]:
+    return sorted((f["invariant"], f["resources"]) for f in report["findings"])
+
+
+@contextmanager
+def session(cloud: LiveCloud, name: str) -> Iterator[Session]:
+    term = Session(cloud, name)
+    try:
+        yield term
+    finally:
+        term.close()
+
+
+@contextmanager
+def running(*clouds: tuple[Path, tuple[str, ...], dict[str, float]]) -> Iterator[list[LiveCloud]]:
+    futures = [POOL.submit(start, data, *extra, "--log-file", str(data / "access.log"), **timing)
+               for data, extra, timing in clouds]
+    try:
+        yield [future.result() for future in futures]
+    finally:
+        for future in futures:
+            if future.exception() is None:
+                future.result().stop()
+
+
+def make_stale_vif(term: Session) -> tuple[str, str]:
+    """Seed 000's steps up to the leak: node-1 lists the VIF of a port deleted with its server."""
+    node = term.only_node_1()
+    term.boot("server1", "--flavor", "baremetal", "--nic", "net-id=private")
+    (vif,) = term.lines_of("port", "list", "--server", "server1", "-c", "ID")
+    term.run("server", "delete", "server1")
+    term.run("port", "delete", vif)  # while the delete is held
+    term.until(lambda: term.attempt("server", "show", "server1").stderr, lambda said: "No Server found" in said,
+               "server1 deleting")
+    term.wait_available("node-1")
+    assert term.lines_of("baremetal", "node", "vif", "list", "node-1") == [vif]
+    return node, vif
+
+
+def make_held_mac(term: Session) -> tuple[str, str, str]:
+    """Seed 001's steps up to the leak: test-port1, released, keeps node-1's NIC's MAC."""
+    node = term.only_node_1()
+    (nic,) = term.lines_of("baremetal", "port", "list", "--node", "node-1", "-c", "UUID")
+    (nic_mac,) = term.lines_of("baremetal", "port", "list", "--node", "node-1", "-c", "Address")
+    port = term.json("port", "create", "--network", "private", "test-port1")
+    term.boot("test-server", "--flavor", "baremetal", "--port", "test-port1")
+    term.run("server", "delete", "--wait", "test-server")
+    term.wait_available("node-1")
+    assert term.json("port", "show", "test-port1")["mac_address"] == nic_mac
+    return node, port["id"], nic
+
+
+def api_requests(cloud: LiveCloud, since: int) -> list[str]:
+    """The method and path of each request the server logged after byte ``since`` of its log."""
+    text = (cloud.data_dir / "access.log").read_text()[since:]
+    return re.findall(r'tether\.access .*? "([A-Z]+ [^" ]+)"', text)
+
+
+def log_size(cloud: LiveCloud) -> int:
+    return len((cloud.data_dir / "access.log").read_text())
+
+
+def test_audit_finds_exactly_the_seeds_leaks_and_repair_mends_them(tmp_path: Path) -> None:
+    with (running((tmp_path / "000", ("--emulate-bug", "stale-vif-on-terminate", "--fault", DELETE_HELD, *QUIET),
+                   {"clean_seconds": 5.0}),
+                  (tmp_path / "001", ("--emulate-bug", "mac-kept-on-unbind", *QUIET), {})) as (c000, c001),
+          session(c000, "000") as t000, session(c001, "001") as t001):
+        if True:
+            stale = POOL.submit(make_stale_vif, t000)
+            held = POOL.submit(make_held_mac, t001)
+            node0, vif = stale.result()
+            node1, port, nic = held.result()
+
+            mark = log_size(c000)
+            code, report = audit(c000)
+            assert code == 3
+            assert shape(report) == [("stale-vif", {"node": node0, "vif": vif, "nic": report["findings"][0]
+                                                    ["resources"]["nic"]})]
+            finding = report["findings"][0]
+            assert finding["repair"]["action"] == "detach-vif" and "no longer exists" in finding["evidence"]
+            assert finding["age_seconds"] is not None and report["schema"] == "tether-audit/1"
+            # One list call per collection, never a GET per resource.
+            calls = [call for call in api_requests(c000, mark) if call.startswith("GET ")
+                     and re.search(r"/(servers|ports|nodes|portgroups)\b", call)]
+            assert len(calls) == 5 == report["api_calls"], calls
+            assert not [call for call in calls if re.search(r"[0-9a-f]{8}-[0-9a-f]{4}-", call)], calls
+
+            code, report = audit(c001)
+            assert code == 3
+            mac = t001.json("port", "show", "test-port1")["mac_address"]
+            assert shape(report) == [("mac-conflict", {"port": port, "mac": mac, "nic": nic})]
+            assert report["findings"][0]["repair"]["action"] == "reset-mac"
+
+            for cloud in (c000, c001):
+                # The defaults: a dry run, held back while the finding is younger than 10 minutes.
+                dry = tether(cloud, "repair", "--os-cloud", "tether")
+                assert dry.returncode == 3 and dry.stdout.startswith("HELD BACK"), dry
+                assert "younger than --older-than 600 s" in dry.stdout, dry
+                dry = tether(cloud, "repair", "--os-cloud", "tether", "--older-than", "0")
+                assert dry.returncode == 3 and dry.stdout.startswith("WOULD REPAIR"), dry
+                capped = tether(cloud, "repair", "--os-cloud", "tether", "--older-than", "0", "--apply",
+                                "--max-actions", "0")
+                assert capped.returncode == 1 and "ABORTED" in capped.stdout, capped
+                assert audit(cloud)[0] == 3  # nothing was done
+
+                done = tether(cloud, "repair", "--os-cloud", "tether", "--older-than", "0", "--apply")
+                assert done.returncode == 4 and done.stdout.startswith("REPAIRED"), done
+                journal = [json.loads(line) for line in (cloud.data_dir / "tether-repair.jsonl").read_text()
+                           .splitlines()]
+                assert [entry["status"] for entry in journal] == ["acting", "repaired"], journal
+                assert journal[0]["before"] is not None
+                code, report = audit(cloud)
+                assert (code, report["findings"]) == (0, []), report
+
+            assert t000.lines_of("baremetal", "node", "vif", "list", "node-1") == []
+            assert t001.json("port", "show", "test-port1")["mac_address"].startswith("fa:16:3e:")
+            # The node each leak blocked takes a new server again.
+            for term, node, how in ((t000, node0, ("--nic", "net-id=private")), (t001, node1, ("--port", port))):
+                server = term.boot("again", "--flavor", "baremetal", *how)
+                assert (server["status"], server["OS-EXT-SRV-ATTR:hypervisor_hostname"]) == ("ACTIVE", node), server
+
+
+def make_zombie(term: Session) -> tuple[str, str]:
+    """Seed 004's steps: a port deleted while `server add port` is held; the guest keeps its NIC."""
+    term.run("server", "create", "--flavor", "m1.small", "--image", "cirros", "--nic", "net-id=private", "myvm")
+    port = term.json("port", "create", "--network", "private", "myport")
+    server = term.until(lambda: term.server("myvm"), lambda shown: shown["status"] == "ACTIVE", "myvm building")
+    attach = term.background("server", "add", "port", "myvm", "myport")
+    term.until(lambda: term.lines_of("port", "show", "myport", "-c", "device_id"),
+               lambda device: device == [server["id"]], "myport not bound yet", timeout=30)
+    term.run("port", "delete", "myport")
+    assert attach.result(timeout=60).returncode == 1
+    return server["id"], port["mac_address"]
+
+
+def make_stuck_build(term: Session) -> tuple[str, str]:
+    """Seed 003's steps: the node is undeployed while the build waits for its call-back."""
+    server_id = term.run("server", "create", "--flavor", "baremetal", "--image", "cirros", "--nic",
+                         "net-id=private", "server1", "-f", "value", "-c", "id").strip()
+    found = term.until(
+        lambda: term.attempt("baremetal", "node", "show", "--instance", server_id, "-f", "value", "-c", "uuid",
+                             "-c", "provision_state").stdout.strip().split(maxsplit=1),
+        lambda said: said[1:] == ["wait call-back"], "the node reaching wait call-back")
+    term.run("baremetal", "node", "undeploy", found[0])
+    term.wait_available(found[0])
+    assert term.server("server1")["status"] == "BUILD"
+    return server_id, found[0]
+
+
+def test_audit_finds_a_stuck_build_and_a_zombie_interface_and_only_with_guests_read(tmp_path: Path) -> None:
+    bugs = ("--emulate-bug", "stuck-build-on-node-teardown", "--emulate-bug", "zombie-interface-on-attach-race",
+            "--fault", ATTACH_HELD, *QUIET)
+    with running((tmp_path / "cloud", bugs, {"deploy_seconds": 60.0})) as (cloud,), \
+            session(cloud, "zombie") as vm_term, session(cloud, "stuck") as bm_term:
+        zombie = POOL.submit(make_zombie, vm_term)
+        stuck = POOL.submit(make_stuck_build, bm_term)
+        (vm, mac), (server, node) = zombie.result(), stuck.result()
+
+        code, report = audit(cloud)
+        assert code == 3
+        assert shape(report) == [("association", {"instance": server, "node": node}),
+                                 ("stuck-transient", {"instance": server, "node": node})], report["findings"]
+        stuck_finding = next(f for f in report["findings"] if f["invariant"] == "stuck-transient")
+        assert stuck_finding["repair"]["action"] == "reset-state-error"
+        assert "is BUILD but its node is available" in stuck_finding["evidence"]
+
+        code, report = audit(cloud, "--guest-interfaces")
+        zombies = [f for f in report["findings"] if f["invariant"] == "zombie-interface"]
+        assert len(report["findings"]) == 3 and len(zombies) == 1, report["findings"]
+        assert zombies[0]["resources"]["instance"] == vm and mac in zombies[0]["evidence"], zombies
+        assert "its port no longer exists" in zombies[0]["evidence"]
+        assert zombies[0]["repair"]["action"] == "hard-reboot"
+
+        code, report = audit(cloud, "--guest-interfaces", "--only", "zombie-interface")
+        assert (code, [f["invariant"] for f in report["findings"]]) == (3, ["zombie-interface"])
+        assert report["evaluated"] == ["zombie-interface"]
