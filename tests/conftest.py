@@ -78,6 +78,7 @@ def live_cloud(tmp_path_factory: pytest.TempPathFactory):
     from tests.live import start
 
     cloud = start(tmp_path_factory.mktemp("live"))
+    cloud.lift_compute_quotas()
     yield cloud
     cloud.stop()
 

@@ -46,6 +46,17 @@ class LiveCloud:
             raise AssertionError(f"openstack {' '.join(args)} failed ({result.returncode}): {result.stderr}")
         return result
 
+    def lift_compute_quotas(self) -> None:
+        """A cloud that a whole test module shares boots more than nova's default ten servers over
+        the module's tests: its projects' instance, core and RAM quotas are lifted (-1, as nova allows)."""
+        admin = self.connect("tether")
+        try:
+            for project in admin.identity.projects():
+                admin.compute.put(f"/os-quota-sets/{project.id}",
+                                  json={"quota_set": {"instances": -1, "cores": -1, "ram": -1}}).raise_for_status()
+        finally:
+            admin.close()
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.terminate()

@@ -312,7 +312,8 @@ parameters:
 resources:
   a:
     type: OS::Nova::Server
-    properties: {flavor: {get_param: flavor}, image: cirros, networks: [{network: private}]}
+    properties: {flavor: {get_param: flavor}, flavor_update_policy: REPLACE, image: cirros,
+                 networks: [{network: private}]}
 """)
     name = _name("rollback")
     stack_cli(live_cloud, "create", "-t", template, "--enable-rollback", name, "--wait")
@@ -375,4 +376,61 @@ resources:
     assert heat.network(f"/subnets?id={before['subnet']}")["subnets"] == []
     assert heat.network(f"/ports/{after['port']}")["port"]["fixed_ips"][0]["ip_address"].startswith("10.67.0.")
     stack_cli(live_cloud, "delete", "-y", "--wait", name)
+    check_clean(live_cloud)
+
+
+def test_a_server_is_renamed_resized_given_metadata_and_rebuilt_in_place(live_cloud: LiveCloud, heat: Heat,
+                                                                         tmp_path: Path) -> None:
+    """heat's in-place server updates, through compute's actions: the same server all along."""
+    source = """
+heat_template_version: 2018-08-31
+parameters:
+  label: {type: string, default: first}
+  flavor: {type: string, default: m1.tiny}
+  image: {type: string, default: cirros}
+  flavor_policy: {type: string, default: RESIZE}
+resources:
+  server:
+    type: OS::Nova::Server
+    properties:
+      name: {get_param: label}
+      flavor: {get_param: flavor}
+      flavor_update_policy: {get_param: flavor_policy}
+      image: {get_param: image}
+      metadata: {label: {get_param: label}}
+      networks: [{network: private}]
+"""
+    template = _write(tmp_path, source)
+    name = _name("server-inplace")
+    stack_cli(live_cloud, "create", "-t", template, name, "--wait")
+    server = json.loads(stack_cli(live_cloud, "resource", "show", name, "server", "-f", "json").stdout)
+    uuid = server["physical_resource_id"]
+    flavors = {flavor["name"]: flavor["id"] for flavor in heat.compute("/flavors")["flavors"]}
+
+    stack_cli(live_cloud, "update", "-t", template, "--parameter", "label=second", "--parameter",
+              "flavor=m1.small", name, "--wait")
+    assert heat.wait(name)["stack_status"] == "UPDATE_COMPLETE"
+    shown = heat.compute(f"/servers/{uuid}")["server"]
+    assert shown["name"] == "second" and shown["metadata"] == {"label": "second"}
+    assert shown["flavor"]["id"] == flavors["m1.small"] and shown["status"] == "ACTIVE"
+    actions = [action["action"] for action in heat.compute(f"/servers/{uuid}/os-instance-actions")["instanceActions"]]
+    assert {"resize", "confirmResize"} <= set(actions), actions
+
+    snapshot = live_cloud.cli("server", "image", "create", "--name", _name("base"), "--wait", "-f", "value",
+                              "-c", "id", uuid).stdout.strip()
+    stack_cli(live_cloud, "update", "-t", template, "--parameter", "label=second", "--parameter",
+              "flavor=m1.small", "--parameter", f"image={snapshot}", name, "--wait")
+    assert heat.wait(name)["stack_status"] == "UPDATE_COMPLETE"
+    shown = heat.compute(f"/servers/{uuid}")["server"]
+    assert shown["image"]["id"] == snapshot and shown["status"] == "ACTIVE"
+    assert "rebuild" in [a["action"] for a in heat.compute(f"/servers/{uuid}/os-instance-actions")["instanceActions"]]
+
+    # The template's policy can still ask for a new server.
+    stack_cli(live_cloud, "update", "-t", template, "--parameter", "label=second", "--parameter", "flavor=m1.tiny",
+              "--parameter", f"image={snapshot}", "--parameter", "flavor_policy=REPLACE", name, "--wait")
+    assert heat.wait(name)["stack_status"] == "UPDATE_COMPLETE"
+    replaced = json.loads(stack_cli(live_cloud, "resource", "show", name, "server", "-f", "json").stdout)
+    assert replaced["physical_resource_id"] != uuid
+    stack_cli(live_cloud, "delete", "-y", "--wait", name)
+    live_cloud.cli("image", "delete", snapshot)
     check_clean(live_cloud)

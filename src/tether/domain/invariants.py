@@ -278,6 +278,9 @@ def user_resources_kept(snap: Snapshot) -> list[Violation]:
             out.append(Violation("user-resources-kept", {"port": port.id, "instance": port.device_id},
                                  f"port {port.id}, which a user brought, is still bound to instance "
                                  f"{port.device_id or '(none)'}, which is gone: it cannot be used again"))
+    return out
+
+
 def server_group_policy(snap: Snapshot) -> list[Violation]:
     """The live members of a hard (anti-)affinity group are placed as its policy says: apart, at most
     ``max_server_per_host`` to a host, or together on one host (a node counts as a host of its own)."""

@@ -16,8 +16,18 @@ from tether.services.compute import ComputeService
 from tether.services.context import RequestContext
 from tether.services.orchestration.internal_ports import InternalPorts, delete_or_hand_over
 from tether.services.orchestration.lookups import Lookups
-from tether.services.orchestration.resources.base import ResourceFailed, Run, claim_physical_id, public
+from tether.services.orchestration.resources.base import (
+    ResourceFailed,
+    Run,
+    changed,
+    changes_in_place,
+    claim_physical_id,
+    public,
+)
 from tether.store.database import Store
+
+# What an update changes without replacing the server (heat's update_allowed properties Tether acts on).
+IN_PLACE = ("name", "metadata", "flavor", "image", "flavor_update_policy", "image_update_policy")
 
 # How often a wait looks again without being told: compute tells (``instance_key``), this is the backstop.
 POLL_SECONDS = 10.0
@@ -65,12 +75,34 @@ class Server:
         await self.prepare_ports(self.ports, old, new.resource.id)
 
     def in_place(self, resource: StackResource, new: Mapping[str, Any]) -> bool:
-        return False  # Tether replaces what changed (see README: heat's in-place updates)
+        """heat's Server: a new name, metadata, flavor (resized) or image (rebuilt) is taken in place, unless
+        the template's update policy says REPLACE; anything else changed replaces the server."""
+        updatable = set(IN_PLACE)
+        if new.get("flavor_update_policy") == "REPLACE":
+            updatable.discard("flavor")
+        if new.get("image_update_policy") == "REPLACE":
+            updatable.discard("image")
+        return changes_in_place(resource, new, frozenset(updatable))
 
     async def update(self, run: Run, old: Mapping[str, Any]) -> None:
-        # never asked: ``in_place`` is False, so a changed server is replaced (resize, rebuild and rename
-        # need compute's server actions)
-        raise TypeError("a server is not updated in place")
+        """As heat's handle_update: rename, set the metadata, then resize (confirmed in ``wait_ready``, as
+        heat's check_update_complete confirms) or rebuild; compute's state table says what may start.
+        Each is a request of its own (its own request id), as heat's calls to nova are."""
+        uuid, props = run.resource.physical_id or "", run.properties
+        difference = changed(old, props)
+        if "name" in difference:
+            await self.compute.update_server(run.ctx.fresh(), uuid, name=props.get("name") or run.physical_name)
+        if "metadata" in difference:
+            await self.compute.set_server_metadata(run.ctx.fresh(), uuid, dict(props.get("metadata") or {}),
+                                                   replace=True)
+        if "flavor" in difference:
+            flavor_id = await self.lookups.flavor_id(run.ctx, props["flavor"])
+            await self.compute.resize_server(run.ctx.fresh(), uuid, flavor_id)
+        if "image" in difference and props.get("image"):
+            image_id = await self.lookups.image_id(run.ctx, props["image"])
+            await self.compute.rebuild_server(
+                run.ctx.fresh(), uuid, image_id,
+                preserve_ephemeral=props.get("image_update_policy") == "REBUILD_PRESERVE_EPHEMERAL")
 
     async def restore(self, run: Run) -> None:
         """heat's restore_prev_rsrc: the ports handed to the replacement go back on the old server."""
@@ -91,12 +123,19 @@ class Server:
             self.awaited.discard(uuid)
 
     async def _wait_ready(self, run: Run, uuid: str) -> None:
+        flavor = run.properties.get("flavor")
+        flavor_id = await self.lookups.flavor_id(run.ctx, flavor) if flavor else None
         while True:
             instance = await self.compute.live_instance(uuid)
             if instance is None:
                 raise ResourceFailed(reason=f"Failed to find instance {uuid}")
-            if instance.vm_state == vm.ACTIVE:
+            if instance.vm_state == vm.ACTIVE and instance.task_state is None:
+                if flavor_id is not None and instance.flavor_id != flavor_id:
+                    # a resize that compute refused or undid: heat's check_resize says so
+                    raise ResourceFailed(reason=f"Resizing to '{flavor}' failed, status 'ACTIVE'")
                 return
+            if instance.vm_state == vm.RESIZED and instance.task_state is None:
+                await self.compute.confirm_resize(run.ctx.fresh(), uuid)  # heat confirms its own resize
             if instance.vm_state == vm.ERROR:
                 fault = (await self.compute.server_record(run.ctx, uuid)).fault
                 why = f"Message: {fault.message}, Code: {fault.code}" if fault else "Unknown"
