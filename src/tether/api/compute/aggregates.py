@@ -12,10 +12,10 @@ from fastapi import Depends, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import AfterValidator, Field, StrictStr
 
-from tether.api import paths
+from tether.api import openapi, paths
 from tether.api.compute import views
 from tether.api.compute.bodies import Body, Name, fail, parse
-from tether.api.deps import caller, cloud
+from tether.api.deps import caller, cloud, json_body
 from tether.api.versions import Microversion
 from tether.domain.aggregates import Aggregate
 from tether.services.context import RequestContext
@@ -115,10 +115,14 @@ async def delete_aggregate(aggregate_id: str, request: Request, ctx: RequestCont
     return Response(status_code=200)
 
 
-@router.post("/os-aggregates/{aggregate_id}/action")
+@router.post("/os-aggregates/{aggregate_id}/action",
+              openapi_extra=openapi.extra(openapi.json_body(
+                  openapi.obj({"add_host": openapi.obj({"host": openapi.STRING}, ["host"]),
+                  "remove_host": openapi.obj({"host": openapi.STRING}, ["host"]),
+                  "set_metadata": openapi.obj({"metadata": {"type": "object"}}, ["metadata"])}))))
 async def aggregate_action(aggregate_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
-    body = await request.json()
+    body = await json_body(request)
     compute = cloud(request).compute
     if not isinstance(body, dict) or len(body) != 1:
         raise fail("Invalid input for field/attribute body. The request body must name exactly one action.")

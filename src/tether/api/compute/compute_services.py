@@ -13,11 +13,11 @@ from fastapi import Depends, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, StrictBool, StrictStr
 
-from tether.api import paths
+from tether.api import openapi, paths
 from tether.api.compute.bodies import Body, fail, parse
 from tether.api.compute.hypervisors import service_uuid
 from tether.api.compute.query import Text
-from tether.api.deps import caller, cloud
+from tether.api.deps import caller, cloud, json_body
 from tether.api.versions import Microversion
 from tether.booleans import bool_from_string
 from tether.domain.aggregates import Aggregate, zone_of
@@ -86,10 +86,13 @@ def _flag(name: str, raw: bool | str, *, strict: bool) -> bool:
                    f"the given schemas") from None
 
 
-@router.put("/os-services/{service_id}")
+@router.put("/os-services/{service_id}",
+              openapi_extra=openapi.extra(openapi.json_body(
+                  openapi.obj({"status": {"type": "string", "enum": ["enabled", "disabled"]},
+                  "disabled_reason": openapi.STRING, "forced_down": {"type": "boolean"}}))))
 async def update_service(service_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
-    body = await request.json()
+    body = await json_body(request)
     compute = cloud(request).compute
     if not ctx.is_admin:
         raise ce.ComputeForbidden(action="os_compute_api:os-services:update")

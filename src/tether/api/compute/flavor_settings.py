@@ -11,10 +11,10 @@ from fastapi import Depends, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import Field, StrictStr
 
-from tether.api import paths
+from tether.api import openapi, paths
 from tether.api.compute import views
 from tether.api.compute.bodies import Body, fail, parse
-from tether.api.deps import caller, cloud
+from tether.api.deps import caller, cloud, json_body
 from tether.api.versions import Microversion
 from tether.domain.errors import compute as ce
 from tether.domain.flavor_access import FlavorAccess
@@ -60,19 +60,24 @@ def _access_body(entries: list[FlavorAccess]) -> dict[str, Any]:
     return {"flavor_access": [{"flavor_id": entry.flavor_id, "tenant_id": entry.project_id} for entry in entries]}
 
 
-@router.post("/flavors/{flavor_id}/os-extra_specs")
+@router.post("/flavors/{flavor_id}/os-extra_specs",
+              openapi_extra=openapi.extra(openapi.json_body(
+                  openapi.obj({"extra_specs": {"type": "object", "additionalProperties": openapi.STRING}},
+                    ["extra_specs"]))))
 async def create_extra_specs(flavor_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
-    body = await request.json()
+    body = await json_body(request)
     if not isinstance(body, dict) or set(body) != {"extra_specs"}:
         raise fail("Invalid input for field/attribute body. 'extra_specs' is a required property")
     specs = await cloud(request).compute.set_flavor_extra_specs(ctx, flavor_id, _specs(body["extra_specs"]))
     return JSONResponse({"extra_specs": specs})
 
 
-@router.put("/flavors/{flavor_id}/os-extra_specs/{key}")
+@router.put("/flavors/{flavor_id}/os-extra_specs/{key}",
+              openapi_extra=openapi.extra(openapi.json_body(
+                  {"type": "object", "additionalProperties": openapi.STRING})))
 async def update_extra_spec(flavor_id: str, key: str, request: Request,
                             ctx: RequestContext = Depends(caller)) -> JSONResponse:
-    body = await request.json()
+    body = await json_body(request)
     specs = _specs(body)
     if key not in specs:
         raise fail("Request body and URI mismatch")
@@ -93,9 +98,12 @@ async def list_flavor_access(flavor_id: str, request: Request, ctx: RequestConte
     return JSONResponse(_access_body(await cloud(request).compute.flavor_access(ctx, flavor_id)))
 
 
-@router.post("/flavors/{flavor_id}/action")
+@router.post("/flavors/{flavor_id}/action",
+              openapi_extra=openapi.extra(openapi.json_body(
+                  openapi.obj({"addTenantAccess": openapi.obj({"tenant": openapi.STRING}, ["tenant"]),
+                  "removeTenantAccess": openapi.obj({"tenant": openapi.STRING}, ["tenant"])}))))
 async def flavor_action(flavor_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
-    body = await request.json()
+    body = await json_body(request)
     compute = cloud(request).compute
     if not isinstance(body, dict) or len(body) != 1:
         raise fail("Invalid input for field/attribute body. The request body must name exactly one action.")
@@ -109,11 +117,14 @@ async def flavor_action(flavor_id: str, request: Request, ctx: RequestContext = 
     return JSONResponse(_access_body(entries))
 
 
-@router.put("/flavors/{flavor_id}")
+@router.put("/flavors/{flavor_id}",
+              openapi_extra=openapi.extra(openapi.json_body(
+                  openapi.obj({"flavor": openapi.obj({"description": {"type": ["string", "null"]}},
+                    ["description"])}, ["flavor"]))))
 async def update_flavor(flavor_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     if not version.at_least("2.55"):
         raise ce.ComputeNotFound(reason="The resource could not be found.")
-    asked = parse(FlavorUpdateRequest, await request.json()).flavor
+    asked = parse(FlavorUpdateRequest, await json_body(request)).flavor
     flavor = await cloud(request).compute.describe_flavor(ctx, flavor_id, asked.description)
     return JSONResponse({"flavor": views.flavor_detail(request.app.state.base_url, flavor, version)})

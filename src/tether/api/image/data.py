@@ -14,7 +14,7 @@ from fastapi import Depends, Request, Response
 from fastapi.responses import StreamingResponse
 from starlette.requests import ClientDisconnect
 
-from tether.api import jsonbody, paths
+from tether.api import jsonbody, openapi, paths
 from tether.api.deps import caller, cloud
 from tether.domain.errors.image import (
     ImageBadRequest,
@@ -47,7 +47,9 @@ def _gone_client() -> Response:
     return Response(status_code=400)
 
 
-@router.put("/images/{image_id}/file", status_code=204)
+@router.put("/images/{image_id}/file", status_code=204,
+              openapi_extra=openapi.extra(openapi.json_body(
+                  {"type": "string", "format": "binary"}, "application/octet-stream")))
 async def upload_image_data(image_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> Response:
     _octet_stream(request)
     try:
@@ -57,7 +59,9 @@ async def upload_image_data(image_id: str, request: Request, ctx: RequestContext
     return Response(status_code=204)
 
 
-@router.put("/images/{image_id}/stage", status_code=204)
+@router.put("/images/{image_id}/stage", status_code=204,
+              openapi_extra=openapi.extra(openapi.json_body(
+                  {"type": "string", "format": "binary"}, "application/octet-stream")))
 async def stage_image_data(image_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> Response:
     _octet_stream(request)
     try:
@@ -67,7 +71,10 @@ async def stage_image_data(image_id: str, request: Request, ctx: RequestContext 
     return Response(status_code=204)
 
 
-@router.post("/images/{image_id}/import", status_code=202)
+@router.post("/images/{image_id}/import", status_code=202,
+              openapi_extra=openapi.extra(openapi.json_body(
+                  openapi.obj({"method": openapi.obj({"name": openapi.STRING}, ["name"], closed=False)}, ["method"],
+                    closed=False))))
 async def import_image(image_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> Response:
     raw = await request.body()
     if not raw:

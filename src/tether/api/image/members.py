@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import Depends, Request, Response
 
-from tether.api import jsonbody, paths
+from tether.api import jsonbody, openapi, paths
 from tether.api.deps import caller, cloud
 from tether.api.image.views import MEMBERS_SCHEMA, member_view
 from tether.domain.errors.image import ImageBadRequest
@@ -35,7 +35,8 @@ async def _body(request: Request, key: str, example: str) -> Any:
     return body[key]
 
 
-@router.post("/images/{image_id}/members")
+@router.post("/images/{image_id}/members",
+              openapi_extra=openapi.extra(openapi.json_body(openapi.obj({"member": openapi.STRING}, ["member"]))))
 async def add_member(image_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     member_id = await _body(request, "member", "image_id")
     if not member_id:
@@ -57,7 +58,10 @@ async def show_member(image_id: str, member_id: str, request: Request,
     return member_view(await _members(request).get(ctx, image_id, member_id))
 
 
-@router.put("/images/{image_id}/members/{member_id}")
+@router.put("/images/{image_id}/members/{member_id}",
+              openapi_extra=openapi.extra(openapi.json_body(
+                  openapi.obj({"status": {"type": "string", "enum": ["pending", "accepted", "rejected"]}},
+                    ["status"]))))
 async def update_member(image_id: str, member_id: str, request: Request,
                         ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     status = await _body(request, "status", "status")

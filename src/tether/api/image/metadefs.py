@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import Depends, Request, Response
 from fastapi.responses import JSONResponse
 
-from tether.api import jsonbody, paths
+from tether.api import jsonbody, openapi, paths
 from tether.api.deps import caller, cloud
 from tether.api.image.views import isotime
 from tether.domain import metadefs as rules
@@ -95,7 +95,9 @@ async def list_namespaces(request: Request, ctx: RequestContext = Depends(caller
             "schema": "/v2/schemas/metadefs/namespaces"}
 
 
-@router.post("/metadefs/namespaces", status_code=201)
+@router.post("/metadefs/namespaces", status_code=201,
+              openapi_extra=openapi.extra(openapi.json_body(
+                  openapi.obj({"namespace": openapi.STRING}, ["namespace"], closed=False))))
 async def create_namespace(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     namespace = await _catalog(request).create_namespace(ctx, await _body(request))
     return JSONResponse(_namespace_view(namespace, full=True), status_code=201)
@@ -106,7 +108,9 @@ async def show_namespace(namespace: str, request: Request, ctx: RequestContext =
     return _namespace_view(await _catalog(request).get_namespace(ctx, namespace), full=True)
 
 
-@router.put("/metadefs/namespaces/{namespace}")
+@router.put("/metadefs/namespaces/{namespace}",
+              openapi_extra=openapi.extra(openapi.json_body(
+                  openapi.obj({"namespace": openapi.STRING}, ["namespace"], closed=False))))
 async def update_namespace(namespace: str, request: Request,
                            ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     return _namespace_view(await _catalog(request).update_namespace(ctx, namespace, await _body(request)))
@@ -128,7 +132,9 @@ async def list_associations(namespace: str, request: Request,
     return {"resource_type_associations": [_stamped(item) for item in found.resource_types]}
 
 
-@router.post("/metadefs/namespaces/{namespace}/resource_types", status_code=201)
+@router.post("/metadefs/namespaces/{namespace}/resource_types", status_code=201,
+              openapi_extra=openapi.extra(openapi.json_body(
+                  openapi.obj({"name": openapi.STRING}, ["name"], closed=False))))
 async def associate(namespace: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     association = await _catalog(request).associate(ctx, namespace, await _body(request))
     return JSONResponse(_stamped(association), status_code=201)
@@ -151,7 +157,9 @@ async def list_objects(namespace: str, request: Request, ctx: RequestContext = D
             "schema": "/v2/schemas/metadefs/objects"}
 
 
-@router.post("/metadefs/namespaces/{namespace}/objects", status_code=201)
+@router.post("/metadefs/namespaces/{namespace}/objects", status_code=201,
+              openapi_extra=openapi.extra(openapi.json_body(
+                  openapi.obj({"name": openapi.STRING}, ["name"], closed=False))))
 async def create_object(namespace: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     item = await _catalog(request).add_object(ctx, namespace, await _body(request))
     return JSONResponse(_object_view(namespace, item), status_code=201)
@@ -173,7 +181,9 @@ async def show_object(namespace: str, name: str, request: Request,
     return _object_view(namespace, found.objects[name])
 
 
-@router.put("/metadefs/namespaces/{namespace}/objects/{name}")
+@router.put("/metadefs/namespaces/{namespace}/objects/{name}",
+              openapi_extra=openapi.extra(openapi.json_body(
+                  openapi.obj({"name": openapi.STRING}, ["name"], closed=False))))
 async def update_object(namespace: str, name: str, request: Request,
                         ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     item = await _catalog(request).update_object(ctx, namespace, name, await _body(request))
@@ -195,7 +205,10 @@ async def list_properties(namespace: str, request: Request, ctx: RequestContext 
     return {"properties": found.properties}
 
 
-@router.post("/metadefs/namespaces/{namespace}/properties", status_code=201)
+@router.post("/metadefs/namespaces/{namespace}/properties", status_code=201,
+              openapi_extra=openapi.extra(openapi.json_body(
+                  openapi.obj({"name": openapi.STRING, "title": openapi.STRING, "type": openapi.STRING}, ["name",
+                    "title", "type"], closed=False))))
 async def create_property(namespace: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     return JSONResponse(await _catalog(request).add_property(ctx, namespace, await _body(request)), status_code=201)
 
@@ -216,7 +229,10 @@ async def show_property(namespace: str, name: str, request: Request,
     return found.properties[name]
 
 
-@router.put("/metadefs/namespaces/{namespace}/properties/{name}")
+@router.put("/metadefs/namespaces/{namespace}/properties/{name}",
+              openapi_extra=openapi.extra(openapi.json_body(
+                  openapi.obj({"name": openapi.STRING, "title": openapi.STRING, "type": openapi.STRING}, ["name",
+                    "title", "type"], closed=False))))
 async def update_property(namespace: str, name: str, request: Request,
                           ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     return await _catalog(request).update_property(ctx, namespace, name, await _body(request))
@@ -238,7 +254,10 @@ async def list_tags(namespace: str, request: Request, ctx: RequestContext = Depe
     return {"tags": [_stamped(tag) for tag in found.tags.values()]}
 
 
-@router.post("/metadefs/namespaces/{namespace}/tags", status_code=201)
+@router.post("/metadefs/namespaces/{namespace}/tags", status_code=201,
+              openapi_extra=openapi.extra(openapi.json_body(
+                  openapi.obj({"tags": {"type": "array", "items": openapi.obj({"name": openapi.STRING}, ["name"])}},
+                    ["tags"], closed=False))))
 async def create_tags(namespace: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     """Replace the namespace's tags, or add to them with ``X-Openstack-Append: True``."""
     body = await _body(request)
