@@ -186,9 +186,12 @@ async def existing_cloud_passwords(options: ServeOptions, cloud: Cloud) -> dict[
 
     Beyond loopback a user left with the default password is refused, before anything is changed."""
     chosen = options.given_passwords()
-    kept_default = [user for user, given in chosen.items()
-                    if (given or "") == DEFAULT_PASSWORDS[user]
-                    or (given is None and await cloud.identity.has_password(user, DEFAULT_PASSWORDS[user]))]
+    # Only a start that generates or may refuse needs to know who kept a default: each check is an
+    # argon2 hash, which every restart on loopback would otherwise pay.
+    asks = options.generate_passwords or (options.exposed and not options.insecure_default_passwords)
+    kept_default = [user for user, given in chosen.items() if asks and (
+                    (given or "") == DEFAULT_PASSWORDS[user]
+                    or (given is None and await cloud.identity.has_password(user, DEFAULT_PASSWORDS[user])))]
     if options.generate_passwords:
         chosen |= {user: strong_password() for user in kept_default if chosen[user] is None}
         kept_default = [user for user in kept_default if chosen[user] == DEFAULT_PASSWORDS[user]]
