@@ -8,9 +8,11 @@ from typing import Any
 from fastapi import Depends, Request, Response
 from fastapi.responses import JSONResponse
 
-from tether.api import jsonbody, openapi, paging, paths
+from tether.api import openapi, paging, paths
 from tether.api.deps import caller, cloud
 from tether.api.envelopes import error_body
+from tether.api.image import listing
+from tether.api.image.bodies import request_body
 from tether.api.image.views import isotime
 from tether.domain import image_tasks as rules
 from tether.domain.errors.image import ImageBadRequest
@@ -20,8 +22,6 @@ from tether.services.image.tasks import ImageTasks
 
 router = paths.router("image")
 
-DEFAULT_LIMIT = 25  # glance's limit_param_default
-MAX_LIMIT = 1000  # glance's api_limit_max
 SORT_KEYS = ("created_at", "updated_at", "id", "type", "status", "owner", "expires_at")
 _DETAIL = ("input", "result", "message")
 _TASK_REQUEST = openapi.obj({"type": {"type": "string", "enum": list(rules.TYPES)},
@@ -52,14 +52,7 @@ def task_view(task: ImageTask, *, detail: bool = True) -> dict[str, Any]:
 
 @router.post("/tasks", status_code=201, openapi_extra=openapi.extra(openapi.json_body(_TASK_REQUEST)))
 async def create_task(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
-    raw = await request.body()
-    if not raw:
-        raise ImageBadRequest(reason="Body expected in request.")
-    try:
-        body = jsonbody.loads(raw)
-    except ValueError as error:
-        raise ImageBadRequest(reason=f"Malformed JSON in request body: {error}") from None
-    task = await _tasks(request).create(ctx, body)
+    task = await _tasks(request).create(ctx, await request_body(request))
     return JSONResponse(task_view(task), status_code=201, headers={"Location": f"/v2/tasks/{task.id}"})
 
 
@@ -72,7 +65,7 @@ async def list_tasks(request: Request, ctx: RequestContext = Depends(caller)) ->
     if sort_key not in SORT_KEYS:
         raise ImageBadRequest(reason=f"Invalid sort key: {sort_key}. It must be one of the following: "
                                      f"{', '.join(SORT_KEYS)}.")
-    limit = _limit(params.get("limit"))
+    limit = min(listing.limit_param(params.get("limit")), listing.MAX_LIMIT)
     tasks = await _tasks(request).list(ctx)
     filters = {name: [value] for name, value in (("status", status), ("type", kind)) if value}
     ascending = sort_dir == "asc"
@@ -91,18 +84,6 @@ async def list_tasks(request: Request, ctx: RequestContext = Depends(caller)) ->
     if shown and len(shown) == limit:
         body["next"] = f"/v2/tasks?{urllib.parse.urlencode({**kept, 'marker': shown[-1].id})}"
     return body
-
-
-def _limit(raw: str | None) -> int:
-    if raw is None:
-        return DEFAULT_LIMIT
-    try:
-        limit = int(raw)
-    except ValueError:
-        raise ImageBadRequest(reason="limit param must be an integer") from None
-    if limit < 0:
-        raise ImageBadRequest(reason="limit param must be positive")
-    return min(limit, MAX_LIMIT)
 
 
 @router.get("/tasks/{task_id}")
