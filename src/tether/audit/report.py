@@ -1,4 +1,5 @@
-"""An analysis as a terminal table, JSON for machines (a versioned schema) or Markdown for a ticket."""
+"""An analysis as a terminal table, JSON for machines (a versioned schema), Markdown for a ticket or HTML
+to share (html_report)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ class ReportFormat(StrEnum):
     table = "table"
     json = "json"
     markdown = "markdown"
+    html = "html"
 
 
 def render(analysis: Analysis, form: ReportFormat, *, width: int | None = None) -> str:
@@ -24,6 +26,10 @@ def render(analysis: Analysis, form: ReportFormat, *, width: int | None = None) 
         return json.dumps({"schema": SCHEMA, **analysis.as_dict()}, indent=2) + "\n"
     if form is ReportFormat.markdown:
         return markdown(analysis)
+    if form is ReportFormat.html:
+        from tether.audit.html_report import render_html
+
+        return render_html(analysis, schema=SCHEMA)
     return table(analysis, width=width)
 
 
