@@ -1,0 +1,60 @@
+"""An audit's findings and a repair's actions in Prometheus' text format, for node_exporter's textfile
+collector: each run replaces the file (written aside, then renamed), so the collector never reads half.
+
+Gauges, not counters: the file is the state of the last run, not a running total across runs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
+
+from tether.audit.analysis import Analysis
+
+if TYPE_CHECKING:
+    from tether.audit.repair import RepairRun
+
+PREFIX = "tether_audit"
+
+
+def _analysis_metrics(registry: CollectorRegistry, analysis: Analysis) -> None:
+    cloud = analysis.collection.cloud or ""
+    findings = Gauge(f"{PREFIX}_findings", "Findings of the last audit, by invariant (only invariants evaluated).",
+                     ["cloud", "invariant"], registry=registry)
+    for invariant, count in analysis.by_invariant().items():
+        findings.labels(cloud, invariant).set(count)
+    evaluated = Gauge(f"{PREFIX}_invariant_evaluated", "1 if the invariant was evaluated, 0 if a source it "
+                      "needs failed.", ["cloud", "invariant"], registry=registry)
+    for invariant in analysis.evaluated:
+        evaluated.labels(cloud, invariant).set(1)
+    for invariant in analysis.not_evaluated:
+        evaluated.labels(cloud, invariant).set(0)
+    up = Gauge(f"{PREFIX}_source_up", "1 if the source answered completely, 0 if it failed.", ["cloud", "source"],
+               registry=registry)
+    for source in analysis.collection.sources:
+        up.labels(cloud, source.name).set(1 if source.ok else 0)
+    Gauge(f"{PREFIX}_api_calls", "API calls the last audit made.", ["cloud"],
+          registry=registry).labels(cloud).set(analysis.collection.calls)
+    Gauge(f"{PREFIX}_last_run_timestamp_seconds", "When the last audit read the cloud.", ["cloud"],
+          registry=registry).labels(cloud).set(analysis.collection.snapshot.now)
+
+
+def write_metrics(path: Path, analysis: Analysis, run: RepairRun | None = None) -> None:
+    """The audit's metrics, and with a repair run the actions it took, by action and outcome."""
+    registry = CollectorRegistry()
+    _analysis_metrics(registry, analysis)
+    if run is not None:
+        cloud = analysis.collection.cloud or ""
+        actions = Gauge("tether_repair_actions", "Findings of the last repair run by repair action and outcome "
+                        "(repaired, would repair, skipped, held back, failed, declined).",
+                        ["cloud", "action", "outcome"], registry=registry)
+        for (action, outcome), count in Counter((o.finding.repair.action, o.status) for o in run.outcomes).items():
+            actions.labels(cloud, action, outcome).set(count)
+        Gauge("tether_repair_applied", "1 if the last repair run was --apply, 0 for a dry run.", ["cloud"],
+              registry=registry).labels(cloud).set(1 if run.applied else 0)
+        Gauge("tether_repair_aborted", "1 if the last repair run was aborted before acting (--max-actions).",
+              ["cloud"], registry=registry).labels(cloud).set(1 if run.aborted else 0)
+    write_to_textfile(str(path), registry)
