@@ -120,7 +120,8 @@ def test_a_finding_fixed_or_reused_before_the_action_is_skipped_and_journalled(t
 
 # -- a healthy cloud under load ----------------------------------------------------------------------
 
-ROUNDS = 40  # the load stops by itself after this many rounds, if the test has not stopped it first
+# The load stops by itself after this many rounds or seconds, if the test has not stopped it first.
+ROUNDS, LOAD_SECONDS = 300, 400.0
 KEEP = 3  # servers kept alive at once; older ones are deleted, building or not
 
 
@@ -132,8 +133,9 @@ def churn(cloud: LiveCloud, stop: threading.Event, issued: list[str]) -> list[st
         image = conn.image.find_image("cirros", ignore_missing=False)
         network = conn.network.find_network("private", ignore_missing=False)
         alive: list[str] = []
+        deadline = time.monotonic() + LOAD_SECONDS
         for round_ in range(ROUNDS):
-            if stop.is_set():
+            if stop.is_set() or time.monotonic() > deadline:
                 break
             for flavor in flavors:
                 server = conn.compute.create_server(name=f"load-{round_}-{flavor.name}", flavor_id=flavor.id,
@@ -144,7 +146,7 @@ def churn(cloud: LiveCloud, stop: threading.Event, issued: list[str]) -> list[st
                 victim = alive.pop(0)
                 conn.compute.delete_server(victim, ignore_missing=True)
                 issued.append(f"delete {victim}")
-            stop.wait(0.5)
+            stop.wait(1.0)
         return alive
     finally:
         conn.close()

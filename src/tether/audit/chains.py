@@ -113,7 +113,8 @@ def _orphan_port(r: dict[str, str], look: _Look) -> Chain:
         stack = look.stacks.get(r.get("stack", ""))
         owner = Box("stack", r.get("stack") or "(unknown)", stack.state if stack else "gone",
                     missing=stack is None)
-        chain = Chain([owner]).then(Link("no stack lists it", broken=True), port)
+        why = "stack gone" if stack is None else "no longer lists it"
+        chain = Chain([owner]).then(Link(why, broken=True), port)
     else:
         owner = look.instance(r["instance"])
         chain = Chain([owner]).then(Link("instance gone" if owner.missing else "does not list it", broken=True), port)
