@@ -48,7 +48,7 @@ class AtTheTerminal:
 
     def question(self, timeout: float = 180) -> str:
         text = ""
-        while not text.endswith("[y/N]: "):
+        while not text.endswith("[y/N]:"):  # click writes the blank after it with the answer
             try:
                 char = self.said.get(timeout=timeout)
             except queue.Empty:
@@ -73,10 +73,10 @@ def fixed_meanwhile(term: Session, cloud: LiveCloud) -> None:
     journal = cloud.data_dir / "fixed.jsonl"
     repair = AtTheTerminal(cloud, journal)
     asked = repair.question()
-    assert asked.startswith("stale-vif: ") and vif in asked, asked
+    assert asked.lstrip().startswith("stale-vif: ") and vif in asked, asked
     term.run("baremetal", "node", "vif", "detach", "node-1", vif)
     code, out = repair.answer_yes_and_finish()
-    assert code == 3 and out.startswith("SKIPPED stale-vif") and "(no longer holds)" in out, (code, out)
+    assert code == 3 and out.lstrip().startswith("SKIPPED stale-vif") and "(no longer holds)" in out, (code, out)
     (entry,) = journal_of(journal)
     assert (entry["status"], entry["reason"], entry["action"]["action"]) == ("skipped", "no longer holds",
                                                                                  "detach-vif"), entry
@@ -93,11 +93,11 @@ def reused_meanwhile(term: Session, cloud: LiveCloud) -> None:
     journal = cloud.data_dir / "reused.jsonl"
     repair = AtTheTerminal(cloud, journal)
     asked = repair.question()
-    assert asked.startswith("mac-conflict: ") and port in asked, asked
+    assert asked.lstrip().startswith("mac-conflict: ") and port in asked, asked
     server = term.boot("reuse", "--flavor", "baremetal", "--port", "test-port1")
     assert (server["status"], server["OS-EXT-SRV-ATTR:hypervisor_hostname"]) == ("ACTIVE", node), server
     code, out = repair.answer_yes_and_finish()
-    assert code == 3 and out.startswith("SKIPPED mac-conflict") and "(no longer holds)" in out, (code, out)
+    assert code == 3 and out.lstrip().startswith("SKIPPED mac-conflict") and "(no longer holds)" in out, (code, out)
     (entry,) = journal_of(journal)
     assert (entry["status"], entry["reason"], entry["action"]["action"]) == ("skipped", "no longer holds",
                                                                                  "reset-mac"), entry
