@@ -126,6 +126,14 @@ def test_audit_finds_exactly_the_seeds_leaks_and_repair_mends_them(tmp_path: Pat
                      and re.search(r"/(servers|ports|nodes|portgroups)\b", call)]
             assert len(calls) == 5 == report["api_calls"], calls
             assert not [call for call in calls if re.search(r"[0-9a-f]{8}-[0-9a-f]{4}-", call)], calls
+            # The page to share draws the chain the seed broke: the node's NIC still holds the VIF of a
+            # port that is gone, and no instance owns the node.
+            page = c000.data_dir / "audit.html"
+            assert tether(c000, "audit", "--os-cloud", "tether", "--format", "html", "--output", str(page)
+                          ).returncode == 3
+            chains = check_html_report(page, report, "audit-stale-vif")
+            assert chains["stale-vif"] == (f"instance (none) (gone) -[binds]-> port {vif} (gone) -[port gone BROKEN]-> "
+                                           f"vif {vif} -[attached to]-> nic {finding['resources']['nic']}"), chains
 
             code, report = audit(c001)
             assert code == 3
