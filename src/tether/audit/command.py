@@ -13,6 +13,7 @@ from tether.audit.report import ReportFormat, render
 from tether.exits import ExitCode, Failure
 
 if TYPE_CHECKING:
+    from tether.audit.metrics import RepairTally
     from tether.audit.sources import Collection
 
 SOURCE_STEPS = 6  # servers, ports, nodes, NICs, portgroups, diagnostics
@@ -117,11 +118,11 @@ def write(text: str, output: Path | None, echo: Callable[[str], None]) -> None:
         raise Failure(ExitCode.ERROR, f"cannot write {output}: {error.strerror or error}") from None
 
 
-def write_prometheus(path: Path, analysis: Analysis, run: Any = None) -> None:
+def write_prometheus(path: Path, analysis: Analysis, tally: RepairTally | None = None) -> None:
     from tether.audit.metrics import write_metrics
 
     try:
-        write_metrics(path, analysis, run)
+        write_metrics(path, analysis, tally)
     except OSError as error:
         raise Failure(ExitCode.ERROR, f"cannot write {path}: {error.strerror or error}") from None
 

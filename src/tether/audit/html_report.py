@@ -16,7 +16,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from tether.audit.analysis import Analysis
 from tether.audit.chains import Box, Chain, chain_of
-from tether.audit.findings import Finding
+from tether.audit.findings import Finding, age_text
 
 BOX_WIDTH, BOX_HEIGHT, GAP, MARGIN = 150, 52, 116, 6
 
@@ -77,8 +77,6 @@ def _row(number: int, finding: Finding, analysis: Analysis) -> dict[str, Any]:
 
 
 def render_html(analysis: Analysis, *, schema: str) -> str:
-    from tether.audit.report import age_text
-
     snapshot = analysis.collection.snapshot
     template = _environment().get_template("report.html.j2")
     return template.render(

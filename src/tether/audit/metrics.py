@@ -6,18 +6,23 @@ Gauges, not counters: the file is the state of the last run, not a running total
 
 from __future__ import annotations
 
-from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
 
 from tether.audit.analysis import Analysis
 
-if TYPE_CHECKING:
-    from tether.audit.repair import RepairRun
-
 PREFIX = "tether_audit"
+
+
+@dataclass(frozen=True)
+class RepairTally:
+    """What a repair run did: findings by (repair action, outcome), and how the run went."""
+
+    actions: dict[tuple[str, str], int]
+    applied: bool
+    aborted: bool
 
 
 def _analysis_metrics(registry: CollectorRegistry, analysis: Analysis) -> None:
@@ -42,19 +47,19 @@ def _analysis_metrics(registry: CollectorRegistry, analysis: Analysis) -> None:
           registry=registry).labels(cloud).set(analysis.collection.snapshot.now)
 
 
-def write_metrics(path: Path, analysis: Analysis, run: RepairRun | None = None) -> None:
-    """The audit's metrics, and with a repair run the actions it took, by action and outcome."""
+def write_metrics(path: Path, analysis: Analysis, tally: RepairTally | None = None) -> None:
+    """The audit's metrics, and with a repair run's tally the actions it took, by action and outcome."""
     registry = CollectorRegistry()
     _analysis_metrics(registry, analysis)
-    if run is not None:
+    if tally is not None:
         cloud = analysis.collection.cloud or ""
         actions = Gauge("tether_repair_actions", "Findings of the last repair run by repair action and outcome "
                         "(repaired, would repair, skipped, held back, failed, declined).",
                         ["cloud", "action", "outcome"], registry=registry)
-        for (action, outcome), count in Counter((o.finding.repair.action, o.status) for o in run.outcomes).items():
+        for (action, outcome), count in tally.actions.items():
             actions.labels(cloud, action, outcome).set(count)
         Gauge("tether_repair_applied", "1 if the last repair run was --apply, 0 for a dry run.", ["cloud"],
-              registry=registry).labels(cloud).set(1 if run.applied else 0)
+              registry=registry).labels(cloud).set(1 if tally.applied else 0)
         Gauge("tether_repair_aborted", "1 if the last repair run was aborted before acting (--max-actions).",
-              ["cloud"], registry=registry).labels(cloud).set(1 if run.aborted else 0)
+              ["cloud"], registry=registry).labels(cloud).set(1 if tally.aborted else 0)
     write_to_textfile(str(path), registry)

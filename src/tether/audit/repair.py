@@ -118,7 +118,8 @@ def outcome_code(run: RepairRun) -> ExitCode:
 def render_run(run: RepairRun, as_json: bool) -> str:
     import json
 
-    from tether.audit.report import SCHEMA, age_text
+    from tether.audit.findings import age_text
+    from tether.audit.report import SCHEMA
 
     if as_json:
         body = {"schema": SCHEMA, **run.analysis.as_dict(), "aborted": run.aborted,
@@ -151,5 +152,11 @@ def run_repair(request: RepairRequest, console: Any, echo: Callable[[str], None]
     run = repair(conn, analysis, request)
     write(render_run(run, as_json), request.audit.output, echo)
     if request.audit.prometheus is not None:
-        write_prometheus(request.audit.prometheus, analysis, run)
+        from collections import Counter
+
+        from tether.audit.metrics import RepairTally
+
+        actions = Counter((outcome.finding.repair.action, outcome.status) for outcome in run.outcomes)
+        write_prometheus(request.audit.prometheus, analysis, RepairTally(dict(actions), run.applied,
+                                                                          run.aborted is not None))
     return outcome_code(run)

@@ -8,7 +8,7 @@ from enum import StrEnum
 from io import StringIO
 
 from tether.audit.analysis import Analysis
-from tether.audit.findings import Finding
+from tether.audit.findings import Finding, age_text
 
 # Bumped when a field changes meaning or goes away; new fields may appear within a version.
 SCHEMA = "tether-audit/1"
@@ -31,16 +31,6 @@ def render(analysis: Analysis, form: ReportFormat, *, width: int | None = None) 
 
         return render_html(analysis, schema=SCHEMA)
     return table(analysis, width=width)
-
-
-def age_text(age: float | None) -> str:
-    if age is None:
-        return "?"
-    seconds = int(age)
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
 
 
 def _resources(finding: Finding) -> str:
