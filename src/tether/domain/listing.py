@@ -59,6 +59,7 @@ class Contains(NamedTuple):
 
 
 Condition = Present | AtLeast | AtMost | Contains
+CONDITIONS = (Present, AtLeast, AtMost, Contains)
 Filters = Mapping[str, Sequence[Any] | Condition]
 
 

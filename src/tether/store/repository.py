@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from sqlalchemy import Table, select
 
-from tether.domain.listing import ListQuery
+from tether.domain.listing import CONDITIONS, STORED, ListQuery, SortKey
 from tether.store import keyset
 from tether.store.statements import EQ, Prepared, Renderer, filter_shape
 
@@ -176,6 +176,11 @@ class Repository(Generic[T]):
         """
         if (marker is None) != (query.marker is None):
             raise ValueError("the marker row is given exactly when the query names a marker")
+        plain = _plain_filters(query)
+        if plain is not None and keep is None:
+            # Every row the filters pick, in stored order: the repository's own statement, which the
+            # explorer reads row by row (a Core statement is opaque to it).
+            return await self.find(conn, limit=query.limit, **plain)
         keys = keyset.order_of(self.table, query)
         edge = None if marker is None else tuple(getattr(marker, key.name) for key in keys)
         dialect = conn.dialect.name
@@ -194,3 +199,26 @@ class Repository(Generic[T]):
             if query.limit is not None:
                 del found[query.limit:]
         return found[::-1] if query.reverse else found
+
+    async def listed_marker(self, conn: StoreConnection, query: ListQuery) -> T | None:
+        """The row ``query.marker`` names if ``query``'s filters keep it, else None: for the APIs whose
+        marker must be one of the rows listed (ironic's)."""
+        if self.key is None or query.marker is None:
+            raise TypeError("a marker names a row by a single key")
+        filters = {**query.filters, self.key: [query.marker]}
+        found = await self.page(conn, query._replace(filters=filters, marker=None, limit=1, reverse=False))
+        return found[0] if found else None
+
+
+def _plain_filters(query: ListQuery) -> dict[str, Any] | None:
+    """``query``'s filters as ``find`` takes them, when that is all it asks (stored order, no marker)."""
+    if query.marker is not None or query.alternatives or query.reverse \
+            or any(key != SortKey(STORED) for key in query.sort):
+        return None
+    filters: dict[str, Any] = {}
+    for name, wanted in query.filters.items():
+        if isinstance(wanted, CONDITIONS):
+            return None
+        values = list(wanted)
+        filters[name] = values[0] if len(values) == 1 else values
+    return filters

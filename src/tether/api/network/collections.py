@@ -10,6 +10,7 @@ from typing import Any
 from tether.api.network import attributes, views
 from tether.api.network.attributes import NETWORK, PORT, SUBNET, Resource
 from tether.domain.errors.network import InvalidInput, NetworkError
+from tether.domain.listing import ListQuery
 from tether.domain.network import Network, Port, Subnet
 from tether.services.context import RequestContext
 from tether.services.network import NetworkService
@@ -30,7 +31,9 @@ class Collection(ABC):
     async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> Any: ...
 
     @abstractmethod
-    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]: ...
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any],
+                   query: ListQuery | None = None, marker: Any = None) -> list[Any]:
+        """What ``filters`` (by the service's names) pick, in ``query``'s order and page, after ``marker``."""
 
     @abstractmethod
     async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Any:
@@ -75,8 +78,9 @@ class Networks(Collection):
     async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> Network:
         return await service.get_network(ctx, key)
 
-    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
-        return await service.list_networks(ctx, **filters)
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any],
+                   query: ListQuery | None = None, marker: Any = None) -> list[Any]:
+        return await service.list_networks(ctx, query, marker, **filters)
 
     async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Network:
         provider = {name: values.pop(name) for name in PROVIDER_ATTRIBUTES if name in values}
@@ -120,8 +124,9 @@ class Subnets(Collection):
     async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> Subnet:
         return await service.get_subnet(ctx, key)
 
-    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
-        return await service.list_subnets(ctx, **filters)
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any],
+                   query: ListQuery | None = None, marker: Any = None) -> list[Any]:
+        return await service.list_subnets(ctx, query, marker, **filters)
 
     async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Subnet:
         return await service.update_subnet(ctx, key, **attributes.fields_of(self.resource, values))
@@ -143,8 +148,9 @@ class Ports(Collection):
     async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> Port:
         return await service.get_port(ctx, key)
 
-    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
-        return await service.list_ports(ctx, **filters)
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any],
+                   query: ListQuery | None = None, marker: Any = None) -> list[Any]:
+        return await service.list_ports(ctx, query, marker, **filters)
 
     async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Port:
         return await service.update_port(ctx, key, **attributes.fields_of(self.resource, values))
