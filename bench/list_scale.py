@@ -317,24 +317,32 @@ def report(results: list[Result]) -> None:
         print(f"{size.name}: {size.ports:,} ports, {size.nodes:,} nodes, {size.servers:,} servers; "
               f"seeded in {result.seed_seconds:.1f} s; ready {result.ready_seconds:.2f} s after exec, "
               f"busy {result.settle_seconds:.0f} s more; RSS {result.rss_mb:.0f} MB")
-    small, large = (results[0], results[-1]) if len(results) > 1 else (None, results[0])
-    header = f"{'request':24} {'small p50':>10} {'small p99':>10} {'large p50':>10} {'large p99':>10} {'ratio':>6}"
-    print(header)
-    for name, row in large.rows.items():
-        before = small.rows[name] if small else Row(name)
-        ratio = "-"
-        if before.samples and row.samples:
-            ratio = f"{row.quantile(0.5) / before.quantile(0.5):6.2f}"  # type: ignore[operator]
+    small, large = results[0], results[-1]
+    pair = len(results) > 1
+    print(f"{'request':24} {small.size.name + ' p50':>12} {small.size.name + ' p99':>12}"
+          + (f" {large.size.name + ' p50':>12} {large.size.name + ' p99':>12} {'ratio':>6}" if pair else ""))
+    for name, before in small.rows.items():
+        row = large.rows[name]
+        columns = [ms(before.quantile(0.5)), ms(before.quantile(0.99))]
+        if pair:
+            ratio = "-"
+            if before.samples and row.samples:
+                ratio = f"{row.quantile(0.5) / before.quantile(0.5):6.2f}"  # type: ignore[operator]
+            columns += [ms(row.quantile(0.5)), ms(row.quantile(0.99)), f"{ratio:>6}"]
         notes = []
-        for label, seen in (("small", before), ("large", row)):
+        for seen in (before, row) if pair else (before,):
             if seen.errors:
-                notes.append(f"{label}: {seen.errors} failed")
+                notes.append(f"{seen_size(results, seen)}: {seen.errors} failed")
             if seen.stopped:
-                notes.append(f"{label}: stopped after {len(seen.samples)} (budget)")
-        print(f"{name:24} {ms(before.quantile(0.5)):>10} {ms(before.quantile(0.99)):>10} "
-              f"{ms(row.quantile(0.5)):>10} {ms(row.quantile(0.99)):>10} {ratio:>6}  {'; '.join(notes)}")
-    print(f"(ms; ratio = large p50 / small p50, target <= {TARGET_RATIO}; "
-          f"RSS at the large size {large.rss_mb:.0f} MB, target < 1024 MB)")
+                notes.append(f"{seen_size(results, seen)}: stopped after {len(seen.samples)} (budget)")
+        print(f"{name:24} " + " ".join(f"{column:>12}" for column in columns) + f"  {'; '.join(notes)}")
+    if pair:
+        print(f"(ms; ratio = {large.size.name} p50 / {small.size.name} p50, target <= {TARGET_RATIO}; "
+              f"RSS at the {large.size.name} size {large.rss_mb:.0f} MB, target < 1024 MB)")
+
+
+def seen_size(results: list[Result], row: Row) -> str:
+    return next(result.size.name for result in results if any(seen is row for seen in result.rows.values()))
 
 
 def main() -> None:
