@@ -53,7 +53,9 @@ tokens = table_for(metadata, "tokens", identity.Token, primary_key=("id",),
 
 # image
 images = table_for(metadata, "images", image.Image, primary_key=("id",),
-                   extra=(Index("ix_images_name", "name"),))
+                   extra=(Index("ix_images_name", "name"),
+                          # glance's default order, newest first
+                          Index("ix_images_created", "created_at", "id")))
 metadef_namespaces = table_for(metadata, "metadef_namespaces", metadefs.MetadefNamespace,
                                primary_key=("namespace",), text=("description",))
 image_members = table_for(metadata, "image_members", image.ImageMember, primary_key=("image_id", "member_id"),

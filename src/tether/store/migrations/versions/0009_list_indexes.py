@@ -26,6 +26,7 @@ INDEXES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                   ("ix_instances_created", ("created_at", "uuid")), ("ix_instances_host", ("host",)),
                   ("ix_instances_node", ("node",)), ("ix_instances_state", ("vm_state",))),
     "instance_vifs": (("ix_instance_vifs_port", ("port_id",)),),
+    "images": (("ix_images_created", ("created_at", "id")),),
 }
 
 
