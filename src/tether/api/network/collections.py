@@ -7,10 +7,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from tether.api.network import attributes, views
+from tether.api.network import attributes, listing, views
 from tether.api.network.attributes import NETWORK, PORT, SUBNET, Resource
 from tether.domain.errors.network import InvalidInput, NetworkError
-from tether.domain.listing import ListQuery
 from tether.domain.network import Network, Port, Subnet
 from tether.services.context import RequestContext
 from tether.services.network import NetworkService
@@ -31,9 +30,7 @@ class Collection(ABC):
     async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> Any: ...
 
     @abstractmethod
-    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any],
-                   query: ListQuery | None = None, marker: Any = None) -> list[Any]:
-        """What ``filters`` (by the service's names) pick, in ``query``'s order and page, after ``marker``."""
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]: ...
 
     @abstractmethod
     async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Any:
@@ -47,6 +44,33 @@ class Collection(ABC):
 
     def create_spec(self, item: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
         return attributes.read_create(self.resource, item, ctx)
+
+    async def page(self, service: NetworkService, ctx: RequestContext, query: listing.ListQuery,
+                   marker: Any) -> list[dict[str, Any]]:
+        """One page of views: ``query`` after ``marker`` (the entity it names, None without one).
+
+        This default lists every row the filters pick and pages the views in memory (``listing.page``);
+        a collection whose service pages in the database overrides it with ``_paged_in_store``, as the
+        networks, subnets and ports do.
+        """
+        found = await self.list(service, ctx, query.service_filters)
+        if query.changed_since is not None:
+            since = query.changed_since
+            found = [entity for entity in found if int(entity.updated_at) >= since]
+        rendered = await self.render(service, found)
+        shown = None if marker is None else (await self.render(service, [marker]))[0]
+        return listing.page(rendered, query, shown)
+
+
+async def _paged_in_store(collection: Collection, lister: Callable[..., Awaitable[list[Any]]],
+                          service: NetworkService, ctx: RequestContext, query: listing.ListQuery,
+                          marker: Any) -> list[dict[str, Any]]:
+    """One page of views, the service's list (``lister(ctx, query, marker, **filters)``) paged in the
+    database (``Repository.page``)."""
+    if not listing.constants_match(collection.resource, query):
+        return []
+    found = await lister(ctx, listing.stored(collection.resource, query), marker, **query.service_filters)
+    return await collection.render(service, found)
 
 
 async def _one_by_one(create: Callable[[dict[str, Any]], Awaitable[Any]],
@@ -78,9 +102,12 @@ class Networks(Collection):
     async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> Network:
         return await service.get_network(ctx, key)
 
-    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any],
-                   query: ListQuery | None = None, marker: Any = None) -> list[Any]:
-        return await service.list_networks(ctx, query, marker, **filters)
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
+        return await service.list_networks(ctx, **filters)
+
+    async def page(self, service: NetworkService, ctx: RequestContext, query: listing.ListQuery,
+                   marker: Any) -> list[dict[str, Any]]:
+        return await _paged_in_store(self, service.list_networks, service, ctx, query, marker)
 
     async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Network:
         provider = {name: values.pop(name) for name in PROVIDER_ATTRIBUTES if name in values}
@@ -124,9 +151,12 @@ class Subnets(Collection):
     async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> Subnet:
         return await service.get_subnet(ctx, key)
 
-    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any],
-                   query: ListQuery | None = None, marker: Any = None) -> list[Any]:
-        return await service.list_subnets(ctx, query, marker, **filters)
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
+        return await service.list_subnets(ctx, **filters)
+
+    async def page(self, service: NetworkService, ctx: RequestContext, query: listing.ListQuery,
+                   marker: Any) -> list[dict[str, Any]]:
+        return await _paged_in_store(self, service.list_subnets, service, ctx, query, marker)
 
     async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Subnet:
         return await service.update_subnet(ctx, key, **attributes.fields_of(self.resource, values))
@@ -148,9 +178,12 @@ class Ports(Collection):
     async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> Port:
         return await service.get_port(ctx, key)
 
-    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any],
-                   query: ListQuery | None = None, marker: Any = None) -> list[Any]:
-        return await service.list_ports(ctx, query, marker, **filters)
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
+        return await service.list_ports(ctx, **filters)
+
+    async def page(self, service: NetworkService, ctx: RequestContext, query: listing.ListQuery,
+                   marker: Any) -> list[dict[str, Any]]:
+        return await _paged_in_store(self, service.list_ports, service, ctx, query, marker)
 
     async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Port:
         return await service.update_port(ctx, key, **attributes.fields_of(self.resource, values))

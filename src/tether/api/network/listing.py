@@ -135,9 +135,9 @@ def _moment(text: str) -> float:
 # -- applying it in the database ---------------------------------------------------------
 
 
-def paged(resource: Resource, query: ListQuery) -> paging.ListQuery:
-    """The list as the store runs it: the requested order by the service's names (then id: neutron always
-    makes the order total with it), ``changed_since``, and the page.
+def stored(resource: Resource, query: ListQuery) -> paging.ListQuery:
+    """The list as the store runs it (``Repository.page``): the requested order by the service's names
+    (then id: neutron always makes the order total with it), ``changed_since``, and the page.
 
     What the API itself reports rather than stores (``port_security_enabled``, ``subnetpool_id``, ...) is
     one value for every row: sorting by it keeps the order, and a filter on it keeps every row or none
@@ -167,6 +167,25 @@ def _column(resource: Resource, name: str) -> str | None:
 def constants_match(resource: Resource, query: ListQuery) -> bool:
     """Whether the filters on what the API reports rather than stores keep the rows (all of them) or not."""
     return all(resource.by_name[name].fixed in wanted for name, wanted in query.view_filters.items())
+
+
+# -- applying it to views in hand (the in-memory pager) -----------------------------------
+
+
+def paged(query: ListQuery) -> paging.ListQuery:
+    """The views' filters, their order (the requested keys, then id: neutron always makes the order total
+    with it) and the page."""
+    order = [*query.sorts, ("id", True)] if "id" not in {key for key, _ in query.sorts} else list(query.sorts)
+    return paging.ListQuery(filters=query.view_filters,
+                            sort=tuple(paging.SortKey(key, ascending) for key, ascending in order),
+                            marker=query.marker if query.limit is not None else None, limit=query.limit,
+                            reverse=query.page_reverse)
+
+
+def page(views: list[dict[str, Any]], query: ListQuery, marker: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The views the filters keep, sorted, and one page of them: ``limit`` after the marker (before it with
+    ``page_reverse``)."""
+    return paging.page(views, paged(query), paging.item, marker=marker if query.limit is not None else None)
 
 
 def links(url: str, params: list[tuple[str, str]], items: list[dict[str, Any]],

@@ -102,11 +102,7 @@ def add_routes(router: APIRouter, collection: Collection) -> None:
             marker = None
             if query.limit is not None and query.marker is not None:
                 marker = await collection.get(service, ctx, query.marker)
-            found = []
-            if listing.constants_match(resource, query):
-                found = await collection.list(service, ctx, query.service_filters,
-                                              listing.paged(resource, query), marker)
-            shown = await collection.render(service, found)
+            shown = await collection.page(service, ctx, query, marker)
         body: dict[str, Any] = {plural: [for_caller(resource, view, ctx, query.fields) for view in shown]}
         if query.limit is not None:
             url = f"{request.app.state.base_url}{request.url.path}"
