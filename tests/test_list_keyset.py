@@ -107,3 +107,19 @@ async def test_a_page_is_read_through_an_index_not_the_table(database: Database)
                 continue  # PostgreSQL's planner scans a 40-row table whatever its indexes
             plan = " ".join(str(row[-1]) for row in await conn.execute(text(f"EXPLAIN QUERY PLAN {sql}")))
             assert "USING INDEX" in plan and "SCAN nodes" not in plan, plan
+
+
+def test_what_neutron_reports_but_does_not_store_is_one_value_for_every_row() -> None:
+    # network lists filter and sort in the database: an attribute with no column behind it must be a
+    # constant (a filter on it keeps every row or none, a sort by it keeps the order), or it is not listed
+    from tether.api.network.attributes import NETWORK, PORT, SUBNET, UNSET
+    from tether.api.network.listing import STANDARD_COLUMNS
+
+    for resource in (NETWORK, SUBNET, PORT):
+        for attr in resource.attributes:
+            if attr.field is not None or attr.name in STANDARD_COLUMNS:
+                continue
+            if attr.filter and attr.visible:
+                assert attr.fixed is not UNSET, f"{resource.singular}.{attr.name} filters in memory"
+            if attr.sort:
+                assert attr.fixed is not UNSET or not attr.visible, f"{resource.singular}.{attr.name} sorts"
