@@ -1,50 +1,32 @@
-"""A list request, said once: its filters, its order, its marker and its page size; and one way to apply it.
+"""The in-memory pager: a ``ListQuery`` applied to rows already in hand.
 
-Each service reads its own query string in its own words (its limits, its
-defaults, its refusals) into a ``ListQuery``; ``page`` then applies it to
-the rows the service listed. The description is what a keyset query in SQL
-needs (``WHERE`` the filters, ``ORDER BY`` the keys, ``WHERE (keys) > (the
-marker's keys)``, ``LIMIT``), so the store can later take it as it is.
+The description (``ListQuery``, ``SortKey``, ``STORED``, the conditions) lives in
+``domain.listing``, and a table's list runs it in SQL: ``Repository.page`` (see
+``store.keyset``) filters, orders and pages in the database, a marker as a keyset
+(``WHERE (keys) > (the marker's keys) ORDER BY keys LIMIT n``), never reading a
+whole table. New collections should use that: map the API's filter and sort names
+to columns, put a unique column last among the sort keys, find the marker row
+the service's way, and pass both to the repository.
 
-Values compare as the services' databases compare them: NULL (None) first
-in ascending order, last in descending order. The sort keys should end in
-something unique (an id, or ``STORED``), making the order total; the rows
-after a marker are then exactly those that sort after it, whether or not
-the marker row itself is among the rows (it may have been filtered out).
+``page`` stays for what is not a table (views, records built from several
+tables, constants): it applies the same description to a list, with the same
+order (NULL first ascending, last descending) and the same meaning of a marker.
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from types import MappingProxyType
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
+
+from tether.domain.listing import STORED, ListQuery, SortKey, compare, satisfies
+
+__all__ = ["STORED", "ListQuery", "SortKey", "attribute", "compare", "find", "item", "matches", "page"]
 
 Row = TypeVar("Row")
 
 # A row's value for a filter or sort key, by name.
 Value = Callable[[Any, str], Any]
-
-STORED = "@stored"
-"""The sort key of the rows' own order, as the service listed them: the store's, by primary key."""
-
-
-class SortKey(NamedTuple):
-    name: str
-    ascending: bool = True
-
-
-class ListQuery(NamedTuple):
-    filters: Mapping[str, Sequence[Any]] = MappingProxyType({})
-    """Name -> the values a row's value may equal (any of them)."""
-    sort: tuple[SortKey, ...] = ()
-    """Most significant first; none means ``STORED`` ascending."""
-    marker: str | None = None
-    """The id of the row the page starts after (or ends before); the service finds that row."""
-    limit: int | None = None
-    """At most this many rows; None for all of them."""
-    reverse: bool = False
-    """The page is the rows just before the marker instead of just after it (neutron's page_reverse)."""
 
 
 def item(row: Mapping[str, Any], name: str) -> Any:
@@ -62,19 +44,12 @@ def find(rows: Iterable[Row], ident: str, id_of: Callable[[Row], Any]) -> Row | 
     return next((row for row in rows if id_of(row) == ident), None)
 
 
-def compare(left: Any, right: Any) -> int:
-    """Three-way comparison, None first."""
-    if left == right:
-        return 0
-    if left is None:
-        return -1
-    if right is None:
-        return 1
-    return -1 if left < right else 1
-
-
-def matches(row: Any, filters: Mapping[str, Sequence[Any]], value: Value) -> bool:
-    return all(value(row, name) in wanted for name, wanted in filters.items())
+def matches(row: Any, filters: Mapping[str, Any], value: Value,
+            alternatives: Sequence[Sequence[Mapping[str, Any]]] = ()) -> bool:
+    """Whether ``row`` passes every filter (a sequence of values, or a ``domain.listing`` condition), and
+    at least one group of each of ``alternatives``."""
+    return all(satisfies(value(row, name), wanted) for name, wanted in filters.items()) and all(
+        any(matches(row, group, value) for group in groups) for groups in alternatives)
 
 
 def page(rows: Iterable[Row], query: ListQuery, value: Value = attribute, *, marker: Row | None = None) -> list[Row]:
@@ -95,8 +70,8 @@ def page(rows: Iterable[Row], query: ListQuery, value: Value = attribute, *, mar
         positions = {id(row): index for index, row in enumerate(listed)}
         if marker is not None and id(marker) not in positions:
             raise ValueError("a marker outside the rows has no stored position")
-    if query.filters:
-        listed = [row for row in listed if matches(row, query.filters, value)]
+    if query.filters or query.alternatives:
+        listed = [row for row in listed if matches(row, query.filters, value, query.alternatives)]
     fetch = _fetcher(names, value, positions)
     values = list(map(fetch, listed))
     sortable = values

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from sqlalchemy import Table, select
 
+from tether.domain.listing import CONDITIONS, STORED, ListQuery, SortKey
+from tether.store import keyset
 from tether.store.statements import EQ, Prepared, Renderer, filter_shape
 
 if TYPE_CHECKING:
     from tether.store.connection import StoreConnection
 
 T = TypeVar("T")
+
+# Rows read at a time when a test the database cannot run (``keep``) sits between the table and the page.
+SCAN_BATCH = 500
 
 
 class Repository(Generic[T]):
@@ -155,3 +160,65 @@ class Repository(Generic[T]):
         column = self.table.c[self.key]
         statement = select(column).where(column > after).order_by(column).limit(limit)
         return [row[0] for row in await conn.execute(statement)]
+
+    async def page(self, conn: StoreConnection, query: ListQuery, *, marker: T | None = None,
+                   keep: Callable[[T], bool] | None = None) -> list[T]:
+        """One page of ``query`` (``domain.listing``), filtered, ordered and paged in the database.
+
+        ``marker`` is the row ``query.marker`` names, as the service found it;
+        the page holds the rows that sort after it (before it with
+        ``query.reverse``, still in the query's order). Filter and sort names
+        are this table's columns; the sort keys should end in a unique one
+        (``STORED``, the primary key, when there are none). ``keep`` is a test
+        the database cannot run (a regular expression, a derived value): the
+        table is then read in the page's order a batch at a time until the
+        page is full, never all at once.
+        """
+        if (marker is None) != (query.marker is None):
+            raise ValueError("the marker row is given exactly when the query names a marker")
+        plain = _plain_filters(query)
+        if plain is not None and keep is None:
+            # Every row the filters pick, in stored order: the repository's own statement, which the
+            # explorer reads row by row (a Core statement is opaque to it).
+            return await self.find(conn, limit=query.limit, **plain)
+        keys = keyset.order_of(self.table, query)
+        edge = None if marker is None else tuple(getattr(marker, key.name) for key in keys)
+        dialect = conn.dialect.name
+        if keep is None:
+            found = [self.from_row(row) for row in
+                     await conn.execute(keyset.statement(self.table, query, dialect, edge=edge, limit=query.limit))]
+        else:
+            found = []
+            while query.limit is None or len(found) < query.limit:
+                batch = [self.from_row(row) for row in await conn.execute(
+                    keyset.statement(self.table, query, dialect, edge=edge, limit=SCAN_BATCH))]
+                found += [entity for entity in batch if keep(entity)]
+                if len(batch) < SCAN_BATCH:
+                    break
+                edge = tuple(getattr(batch[-1], key.name) for key in keys)
+            if query.limit is not None:
+                del found[query.limit:]
+        return found[::-1] if query.reverse else found
+
+    async def listed_marker(self, conn: StoreConnection, query: ListQuery) -> T | None:
+        """The row ``query.marker`` names if ``query``'s filters keep it, else None: for the APIs whose
+        marker must be one of the rows listed (ironic's)."""
+        if self.key is None or query.marker is None:
+            raise TypeError("a marker names a row by a single key")
+        filters = {**query.filters, self.key: [query.marker]}
+        found = await self.page(conn, query._replace(filters=filters, marker=None, limit=1, reverse=False))
+        return found[0] if found else None
+
+
+def _plain_filters(query: ListQuery) -> dict[str, Any] | None:
+    """``query``'s filters as ``find`` takes them, when that is all it asks (stored order, no marker)."""
+    if query.marker is not None or query.alternatives or query.reverse \
+            or any(key != SortKey(STORED) for key in query.sort):
+        return None
+    filters: dict[str, Any] = {}
+    for name, wanted in query.filters.items():
+        if isinstance(wanted, CONDITIONS):
+            return None
+        values = list(wanted)
+        filters[name] = values[0] if len(values) == 1 else values
+    return filters

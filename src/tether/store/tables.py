@@ -54,7 +54,9 @@ tokens = table_for(metadata, "tokens", identity.Token, primary_key=("id",),
 
 # image
 images = table_for(metadata, "images", image.Image, primary_key=("id",),
-                   extra=(Index("ix_images_name", "name"),))
+                   extra=(Index("ix_images_name", "name"),
+                          # glance's default order, newest first
+                          Index("ix_images_created", "created_at", "id")))
 metadef_namespaces = table_for(metadata, "metadef_namespaces", metadefs.MetadefNamespace,
                                primary_key=("namespace",), text=("description",))
 image_members = table_for(metadata, "image_members", image.ImageMember, primary_key=("image_id", "member_id"),
@@ -73,20 +75,29 @@ ports = table_for(
         UniqueConstraint("network_id", "mac_address", name="uq_ports_network_mac"),
         Index("ix_ports_device", "device_id"),
         Index("ix_ports_name", "name"),
+        Index("ix_ports_mac", "mac_address"),
+        Index("ix_ports_binding_host", "binding_host_id"),
+        Index("ix_ports_project", "project_id", "id"),
     ),
 )
 ip_allocations = table_for(
     metadata, "ip_allocations", network.IpAllocation, primary_key=("subnet_id", "ip_address"),
-    extra=(Index("ix_ip_allocations_port", "port_id"),),
+    extra=(Index("ix_ip_allocations_port", "port_id"), Index("ix_ip_allocations_address", "ip_address")),
 )
 
 # bare metal
 nodes = table_for(metadata, "nodes", baremetal.Node, primary_key=("uuid",),
                   extra=(UniqueConstraint("name", name="uq_nodes_name"),
-                         UniqueConstraint("instance_uuid", name="uq_nodes_instance")))
+                         UniqueConstraint("instance_uuid", name="uq_nodes_instance"),
+                         Index("ix_nodes_created", "created_at", "uuid"),
+                         Index("ix_nodes_provision_state", "provision_state"),
+                         Index("ix_nodes_maintenance", "maintenance"),
+                         Index("ix_nodes_reservation", "reservation")))
 node_ports = table_for(metadata, "node_ports", baremetal.NodePort, primary_key=("uuid",),
                        extra=(UniqueConstraint("address", name="uq_node_ports_address"),
-                              Index("ix_node_ports_node", "node_uuid")))
+                              Index("ix_node_ports_node", "node_uuid"),
+                              Index("ix_node_ports_portgroup", "portgroup_uuid"),
+                              Index("ix_node_ports_created", "created_at", "uuid")))
 portgroups = table_for(metadata, "portgroups", baremetal.Portgroup, primary_key=("uuid",),
                        extra=(Index("ix_portgroups_node", "node_uuid"),))
 chassis = table_for(metadata, "chassis", baremetal.Chassis, primary_key=("uuid",))
@@ -99,9 +110,16 @@ hypervisors = table_for(metadata, "hypervisors", compute.Hypervisor, primary_key
                         extra=(UniqueConstraint("hostname", name="uq_hypervisors_hostname"),))
 instances = table_for(metadata, "instances", compute.Instance, primary_key=("uuid",),
                       extra=(Index("ix_instances_project", "project_id"),
-                             Index("ix_instances_name", "name")))
+                             Index("ix_instances_name", "name"),
+                             # nova's default order, newest first: one project's, and everyone's
+                             Index("ix_instances_project_created", "project_id", "created_at", "uuid"),
+                             Index("ix_instances_created", "created_at", "uuid"),
+                             Index("ix_instances_host", "host"),
+                             Index("ix_instances_node", "node"),
+                             Index("ix_instances_state", "vm_state")))
 instance_vifs = table_for(metadata, "instance_vifs", compute.VifEntry,
-                          primary_key=("instance_uuid", "port_id"))
+                          primary_key=("instance_uuid", "port_id"),
+                          extra=(Index("ix_instance_vifs_port", "port_id"),))
 instance_actions = table_for(metadata, "instance_actions", compute.InstanceAction,
                              primary_key=("request_id", "instance_uuid"))
 action_events = table_for(metadata, "action_events", compute.ActionEvent, primary_key=("id",),

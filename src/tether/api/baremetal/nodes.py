@@ -16,6 +16,7 @@ from tether.api.versions import Microversion
 from tether.domain.baremetal import Node
 from tether.domain.baremetal_states import CLEANFAIL, DEPLOYFAIL, ERROR, PROVISION_STATES
 from tether.domain.errors import baremetal as be
+from tether.domain.listing import Present
 from tether.services.baremetal import BaremetalService
 from tether.services.context import RequestContext
 
@@ -127,6 +128,18 @@ _FILTERS: dict[str, tuple[int, Callable[[str, str], Any], Callable[[Any], Callab
 }
 
 
+# The filters Tether's nodes answer from their own columns, as ``domain.listing`` filters.
+_COLUMN_FILTERS: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "chassis_uuid": lambda wanted: {"chassis_uuid": [wanted]},
+    "instance_uuid": lambda wanted: {"instance_uuid": [wanted]},
+    "associated": lambda wanted: {"instance_uuid": Present(wanted)},
+    "maintenance": lambda wanted: {"maintenance": [wanted]},
+    "provision_state": lambda wanted: {"provision_state": [wanted]},
+    "driver": lambda wanted: {"driver": [wanted]},
+    "resource_class": lambda wanted: {"resource_class": [wanted]},
+}
+
+
 async def node_collection(request: Request, ctx: RequestContext, version: Microversion, *, detail: bool,
                           resource: str, chassis_uuid: str | None = None) -> dict[str, Any]:
     """GET /nodes, /nodes/detail and /chassis/{uuid}/nodes."""
@@ -138,18 +151,35 @@ async def node_collection(request: Request, ctx: RequestContext, version: Microv
     if views.NODE_FIELD_MINORS.get(page.sort_key, 0) > params.minor(version):
         raise errors.NotAcceptable()
     page.check_sort_key(views.node_values(views.SAMPLE_NODE, ""), views.NODE_UNSORTABLE)
-    predicates = []
+    host = conductor(request)
+    constants = views.node_values(views.SAMPLE_NODE, host)
+    filters: list[dict[str, Any]] = [] if chassis_uuid is None else [{"chassis_uuid": [chassis_uuid]}]
+    keeps = True
     for name, (needed, parse, predicate) in _FILTERS.items():
         if name in args:
             params.require(version, needed)
-            predicates.append(predicate(parse(name, args[name])))
-    if chassis_uuid is not None:
-        predicates.append(_equals("chassis_uuid")(chassis_uuid))
-    host = conductor(request)
-    nodes = await service(request).list_nodes(ctx)
-    values = {node.uuid: views.node_values(node, host) for node in nodes}
-    nodes = [node for node in nodes if all(match(values[node.uuid]) for match in predicates)]
-    nodes = page.apply(nodes, lambda node: values[node.uuid], lambda marker: be.NodeNotFound(node=marker))
+            wanted = parse(name, args[name])
+            if name in _COLUMN_FILTERS:
+                filters.append(_COLUMN_FILTERS[name](wanted))
+            else:  # what Tether's nodes all have alike: the filter keeps every node or none
+                keeps = keeps and predicate(wanted)(constants)
+    # one condition per column in the filters; a second on the same column (a chassis's nodes filtered by
+    # chassis_uuid, instance_uuid with associated) must hold as well
+    first: dict[str, Any] = {}
+    also: list[tuple[dict[str, Any], ...]] = []
+    for condition in filters:
+        for column, wanted in condition.items():
+            if column in first:
+                also.append(({column: wanted},))
+            else:
+                first[column] = wanted
+    query = page.listing(Node, first, tuple(also))
+    if keeps:
+        nodes = await service(request).page_nodes(ctx, query)
+    elif page.marker is not None:
+        raise be.NodeNotFound(node=page.marker)  # no node is listed, the marker among them
+    else:
+        nodes = []
     bodies = [body_of(request, node, version, fields) for node in nodes]
     # ironic gives no next link when looking a node up by its instance (instance_uuid is unique).
     return views.collection("nodes", bodies, nodes[-1].uuid if nodes else None,

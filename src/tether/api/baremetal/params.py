@@ -8,6 +8,7 @@ them, its words inside ironic's "Schema error for ..." message.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
@@ -19,6 +20,7 @@ from tether.api.baremetal import errors
 from tether.api.deps import caller, microversion
 from tether.api.versions import Microversion
 from tether.booleans import ACCEPTABLE, bool_from_string
+from tether.domain import listing
 from tether.domain.errors import baremetal as be
 from tether.domain.ids import is_uuid_like
 from tether.services.baremetal import validation
@@ -136,6 +138,19 @@ class Page:
             raise be.InvalidParameterValue(
                 err=f"The sort_key value {self.sort_key} is an invalid field for sorting"
             )
+
+    def listing(self, stored: type, filters: listing.Filters | None = None,
+                alternatives: tuple[tuple[listing.Filters, ...], ...] = ()) -> paging.ListQuery:
+        """The page as the store runs it on the table of ``stored`` (an entity class: ``Repository.page``):
+        the sort key if the entity stores it (the other fields are one value for every row, which keeps the
+        order), then creation order (ironic's ``id``), every key in the page's direction; the marker, the
+        limit and ``filters``."""
+        ascending = self.sort_dir == "asc"
+        order = (paging.SortKey("created_at", ascending), paging.SortKey("uuid", ascending))
+        if self.sort_key != "id" and self.sort_key in {field.name for field in dataclasses.fields(stored)}:
+            order = (paging.SortKey(self.sort_key, ascending), *order)
+        return paging.ListQuery(filters=filters or {}, sort=order, marker=self.marker, limit=self.limit,
+                                alternatives=alternatives)
 
     def apply(self, items: list[T], values: Callable[[T], Mapping[str, Any]],
               not_found: Callable[[str], Exception]) -> list[T]:

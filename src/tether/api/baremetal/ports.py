@@ -124,21 +124,22 @@ async def port_collection(request: Request, ctx: RequestContext, version: Microv
     address = args.get("address")
     if address is not None and normalize_mac(address) is None:
         raise be.InvalidParameterValue(err=f"Expected valid MAC address for address: {address}")
+    query = page.listing(NodePort)
     # ironic reads one filter, in this order: portgroup, node, address.
     if portgroup:
-        ports = await service(request).list_ports(ctx, portgroup=portgroup)
+        ports = await service(request).list_ports(ctx, portgroup=portgroup, query=query)
     elif node:
-        ports = await service(request).list_ports(ctx, node=node)
+        ports = await service(request).list_ports(ctx, node=node, query=query)
     elif address:
-        ports = await service(request).list_ports(ctx, address=address)
+        ports = await service(request).list_ports(ctx, address=address, query=query)
     else:
-        ports = await service(request).list_ports(ctx)
-    if shard or groups:
-        ports = []  # Tether's nodes have no shard and sit in the default ("") conductor group
-    if args.get("description_contains"):
-        ports = []  # nor do its ports have descriptions
-    values = {port.uuid: views.port_values(port) for port in ports}
-    ports = page.apply(ports, lambda port: values[port.uuid], lambda marker: be.PortNotFound(port=marker))
+        ports = await service(request).list_ports(ctx, query=query)
+    # Tether's nodes have no shard and sit in the default ("") conductor group, nor do its ports have
+    # descriptions: those filters keep no port, the marker's neither
+    if shard or groups or args.get("description_contains"):
+        if page.marker is not None:
+            raise be.PortNotFound(port=page.marker)
+        ports = []
     bodies = [body_of(request, port, version, fields) for port in ports]
     return views.collection("ports", bodies, ports[-1].uuid if ports else None, page, views.public_url(request),
                             resource, args)

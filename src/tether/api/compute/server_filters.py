@@ -22,6 +22,7 @@ from tether.api.compute.query import MAX_LIMIT, lenient_bool, limit_and_marker, 
 from tether.api.versions import Microversion
 from tether.domain.compute import Instance
 from tether.domain.errors import compute as ce
+from tether.domain.listing import Contains
 from tether.services.compute.queries import ServerRecord
 from tether.services.context import RequestContext
 
@@ -57,6 +58,15 @@ SORT_KEYS: dict[str, Callable[[Instance], Any]] = {
     "image_ref": lambda i: i.image_id, "instance_type_id": lambda i: i.flavor_id,
     "hostname": views.guest_hostname, "availability_zone": lambda i: "nova" if i.host else None,
 }
+# The sort keys an instance stores, by its column: a list sorted by them pages in the database.
+SORT_COLUMNS = {
+    "created_at": "created_at", "updated_at": "updated_at", "launched_at": "launched_at",
+    "terminated_at": "deleted_at", "display_name": "name", "uuid": "uuid", "host": "host", "node": "node",
+    "project_id": "project_id", "user_id": "user_id", "vm_state": "vm_state", "task_state": "task_state",
+    "power_state": "power_state", "key_name": "key_name", "image_ref": "image_id", "instance_type_id": "flavor_id",
+}
+# A regular expression without these is a plain substring, which the database can look for first.
+_REGEX_SYNTAX = frozenset(".^$*+?{}[]\\|()")
 # Valid in nova and the same for every Tether server, so sorting by them keeps the default order.
 CONSTANT_SORT_KEYS = ("access_ip_v4", "access_ip_v6", "auto_disk_config", "config_drive", "display_description",
                       "kernel_id", "launch_index", "locked_by", "progress", "ramdisk_id", "root_device_name",
@@ -104,6 +114,8 @@ class ServerQuery:
     checks: list[Callable[[Instance], bool]] = field(default_factory=list)
     address_checks: list[Callable[[ServerRecord], bool]] = field(default_factory=list)
     matches_nothing: bool = False
+    # Narrowing the database does before ``checks`` (a name's text, whatever its case): never the last word
+    prefilters: dict[str, Any] = field(default_factory=dict)
     sort: list[paging.SortKey] = field(default_factory=list)
     limit: int = MAX_LIMIT
     marker: str | None = None
@@ -118,6 +130,16 @@ class ServerQuery:
         # Tie-breakers last, as nova's database sorts: created_at, then id (here uuid), newest first.
         order = (*self.sort, paging.SortKey("created_at", False), paging.SortKey("uuid", False))
         return paging.ListQuery(sort=order, marker=self.marker, limit=self.limit)
+
+    def stored(self) -> paging.ListQuery | None:
+        """The list as the store runs it (``Repository.page``), or None when it sorts by what an instance
+        does not store, or filters by addresses (its ports'): those are paged in memory (``ordered_page``)."""
+        if self.address_checks or any(key.name not in SORT_COLUMNS for key in self.sort):
+            return None
+        listed = self.paging()
+        order = tuple(paging.SortKey(SORT_COLUMNS[key.name], key.ascending) for key in listed.sort)
+        filters = {**{name: [value] for name, value in self.columns.items()}, **self.prefilters}
+        return listed._replace(filters=filters, sort=order)
 
 
 def parse_server_query(request: Request, ctx: RequestContext, version: Microversion) -> ServerQuery:
@@ -201,6 +223,8 @@ def _filters(query: ServerQuery, one: dict[str, str], version: Microversion) -> 
     name = one.get("name", one.get("display_name"))
     if name is not None:
         query.checks.append(_regex("name", name, lambda i: i.name))
+        if name and not _REGEX_SYNTAX.intersection(name):
+            query.prefilters["name"] = Contains(name)
     for key, get in (("key_name", lambda i: i.key_name), ("hostname", views.guest_hostname),
                      ("availability_zone", lambda i: "nova" if i.host else "")):
         if key in one:

@@ -59,16 +59,23 @@ async def _listed(request: Request, ctx: RequestContext, version: Microversion, 
     query: ServerQuery = parse_server_query(request, ctx, version)
     if query.matches_nothing:
         return {"servers": []}
-    found = [instance for instance in await compute.find_servers(ctx, all_projects=query.all_projects,
-                                                                 **query.columns) if query.keep(instance)]
-    records = None
-    if query.address_checks:
-        records = {record.instance.uuid: record
-                   for record in await compute.server_records(found, with_hosts=_host_status_shown(ctx, version))
-                   if query.keep_record(record)}
-        found = [instance for instance in found if instance.uuid in records]
     marker = await compute.listed_instance(ctx, query.marker) if query.marker else None
-    chosen = ordered_page(query, found, marker)
+    records = None
+    stored = query.stored()
+    if stored is not None:
+        if query.marker is not None and marker is None:
+            raise fail(f"marker [{query.marker}] not found")
+        chosen = await compute.page_servers(ctx, stored, all_projects=query.all_projects, marker=marker,
+                                            keep=query.keep if query.checks else None)
+    else:
+        found = [instance for instance in await compute.find_servers(ctx, all_projects=query.all_projects,
+                                                                     **query.columns) if query.keep(instance)]
+        if query.address_checks:
+            records = {record.instance.uuid: record for record in
+                       await compute.server_records(found, with_hosts=_host_status_shown(ctx, version))
+                       if query.keep_record(record)}
+            found = [instance for instance in found if instance.uuid in records]
+        chosen = ordered_page(query, found, marker)
     base = base_url(request)
     collection = "servers/detail" if detail else "servers"
     if detail:

@@ -64,8 +64,8 @@ async def list_images(request: Request, ctx: RequestContext = Depends(caller)) -
             marker = await _images(request).get_image(ctx, query.marker)
         except ImageNotFound:
             raise ImageBadRequest(reason=f"No image found with ID {query.marker}") from None
-    found = [image for image in await _images(request).list_images(ctx, **query.service) if query.keeps(image)]
-    shown = listing.page(found, query, marker)
+    shown = await _images(request).page_images(ctx, listing.paged(query), marker=marker,
+                                               keep=query.keeps if query.checks else None, **query.service)
     kept = {name: value for name, value in dict(params).items() if name != "marker"}
     body: dict[str, Any] = {"images": [image_view(image) for image in shown], "first": "/v2/images",
                             "schema": IMAGES_SCHEMA}

@@ -223,6 +223,11 @@ def limit_param(text: str | None) -> int:
     return limit
 
 
+def paged(query: ImageQuery) -> paging.ListQuery:
+    """The order, marker and limit, as the store runs them (every sort key is an image column)."""
+    return paging.ListQuery(sort=tuple(query.sorts), marker=query.marker, limit=query.limit)
+
+
 def page(images: list[Image], query: ImageQuery, marker: Image | None) -> list[Image]:
-    return paging.page(images, paging.ListQuery(sort=tuple(query.sorts), marker=query.marker, limit=query.limit),
-                       marker=marker)
+    """The same page of images already in hand (the in-memory pager)."""
+    return paging.page(images, paged(query), marker=marker)

@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from tether.api.network import attributes, views
+from tether.api.network import attributes, listing, views
 from tether.api.network.attributes import NETWORK, PORT, SUBNET, Resource
 from tether.domain.errors.network import InvalidInput, NetworkError
 from tether.domain.network import Network, Port, Subnet
@@ -45,6 +45,33 @@ class Collection(ABC):
     def create_spec(self, item: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
         return attributes.read_create(self.resource, item, ctx)
 
+    async def page(self, service: NetworkService, ctx: RequestContext, query: listing.ListQuery,
+                   marker: Any) -> list[dict[str, Any]]:
+        """One page of views: ``query`` after ``marker`` (the entity it names, None without one).
+
+        This default lists every row the filters pick and pages the views in memory (``listing.page``);
+        a collection whose service pages in the database overrides it with ``_paged_in_store``, as the
+        networks, subnets and ports do.
+        """
+        found = await self.list(service, ctx, query.service_filters)
+        if query.changed_since is not None:
+            since = query.changed_since
+            found = [entity for entity in found if int(entity.updated_at) >= since]
+        rendered = await self.render(service, found)
+        shown = None if marker is None else (await self.render(service, [marker]))[0]
+        return listing.page(rendered, query, shown)
+
+
+async def _paged_in_store(collection: Collection, lister: Callable[..., Awaitable[list[Any]]],
+                          service: NetworkService, ctx: RequestContext, query: listing.ListQuery,
+                          marker: Any) -> list[dict[str, Any]]:
+    """One page of views, the service's list (``lister(ctx, query, marker, **filters)``) paged in the
+    database (``Repository.page``)."""
+    if not listing.constants_match(collection.resource, query):
+        return []
+    found = await lister(ctx, listing.stored(collection.resource, query), marker, **query.service_filters)
+    return await collection.render(service, found)
+
 
 async def _one_by_one(create: Callable[[dict[str, Any]], Awaitable[Any]],
                       delete: Callable[[str], Awaitable[None]], specs: list[dict[str, Any]]) -> list[Any]:
@@ -77,6 +104,10 @@ class Networks(Collection):
 
     async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
         return await service.list_networks(ctx, **filters)
+
+    async def page(self, service: NetworkService, ctx: RequestContext, query: listing.ListQuery,
+                   marker: Any) -> list[dict[str, Any]]:
+        return await _paged_in_store(self, service.list_networks, service, ctx, query, marker)
 
     async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Network:
         provider = {name: values.pop(name) for name in PROVIDER_ATTRIBUTES if name in values}
@@ -123,6 +154,10 @@ class Subnets(Collection):
     async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
         return await service.list_subnets(ctx, **filters)
 
+    async def page(self, service: NetworkService, ctx: RequestContext, query: listing.ListQuery,
+                   marker: Any) -> list[dict[str, Any]]:
+        return await _paged_in_store(self, service.list_subnets, service, ctx, query, marker)
+
     async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Subnet:
         return await service.update_subnet(ctx, key, **attributes.fields_of(self.resource, values))
 
@@ -145,6 +180,10 @@ class Ports(Collection):
 
     async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
         return await service.list_ports(ctx, **filters)
+
+    async def page(self, service: NetworkService, ctx: RequestContext, query: listing.ListQuery,
+                   marker: Any) -> list[dict[str, Any]]:
+        return await _paged_in_store(self, service.list_ports, service, ctx, query, marker)
 
     async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Port:
         return await service.update_port(ctx, key, **attributes.fields_of(self.resource, values))

@@ -1,17 +1,18 @@
 """List queries as neutron reads them: filters, ``fields``, sorting and pagination.
 
 Equality filters on stored attributes go to the service (a repeated
-parameter means "any of"); filters on what the API itself reports are
-applied to the views. Unknown filter names are refused (filter-validation),
-an empty value matches an empty attribute (empty-string-filtering), and
-``changed_since`` keeps what changed at or after a moment
-(standard-attr-timestamp). Sorting and pagination run over the views, as
-neutron's emulated helpers do; the marker must be a resource the caller
-can see, as with neutron's native pagination.
+parameter means "any of"); filters on what the API itself reports (one
+value for every row) keep every row or none. Unknown filter names are
+refused (filter-validation), an empty value matches an empty attribute
+(empty-string-filtering), and ``changed_since`` keeps what changed at or
+after a moment (standard-attr-timestamp). Sorting and pagination run in the
+database, as neutron's native pagination does; the marker must be a
+resource the caller can see.
 """
 
 from __future__ import annotations
 
+import math
 import urllib.parse
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,10 +22,14 @@ from tether.api import paging
 from tether.api.network.attributes import Resource
 from tether.api.network.errors import HTTPBadRequest
 from tether.domain.errors.network import BadRequest, InvalidInput
+from tether.domain.listing import AtLeast
 
 NOT_FILTERS = ("fields", "sort_key", "sort_dir", "limit", "marker", "page_reverse", "changed_since")
 # A port's fixed_ips filter: ``fixed_ips=ip_address=10.0.0.5`` and ``fixed_ips=subnet_id=<id>``.
 FIXED_IP_FILTERS = ("ip_address", "subnet_id")
+# What every resource stores without an attribute field of its own (the API shows them as ISO text, which
+# sorts as the stored seconds do).
+STANDARD_COLUMNS = ("created_at", "updated_at")
 
 
 @dataclass
@@ -127,7 +132,44 @@ def _moment(text: str) -> float:
     return parsed.timestamp()
 
 
-# -- applying it to views ---------------------------------------------------------------
+# -- applying it in the database ---------------------------------------------------------
+
+
+def stored(resource: Resource, query: ListQuery) -> paging.ListQuery:
+    """The list as the store runs it (``Repository.page``): the requested order by the service's names
+    (then id: neutron always makes the order total with it), ``changed_since``, and the page.
+
+    What the API itself reports rather than stores (``port_security_enabled``, ``subnetpool_id``, ...) is
+    one value for every row: sorting by it keeps the order, and a filter on it keeps every row or none
+    (``constants_match``).
+    """
+    order = [*query.sorts, ("id", True)] if "id" not in {key for key, _ in query.sorts} else list(query.sorts)
+    keys = []
+    for name, ascending in order:
+        column = _column(resource, name)
+        if column is not None:
+            keys.append(paging.SortKey(column, ascending))
+    filters = {}
+    if query.changed_since is not None:
+        # neutron compares whole seconds: int(updated_at) >= since
+        filters["updated_at"] = AtLeast(float(math.ceil(query.changed_since)))
+    return paging.ListQuery(filters=filters, sort=tuple(keys), marker=query.marker if query.limit is not None else None,
+                            limit=query.limit, reverse=query.page_reverse)
+
+
+def _column(resource: Resource, name: str) -> str | None:
+    attr = resource.by_name[name]
+    if attr.field is not None:
+        return attr.field
+    return name if name in STANDARD_COLUMNS else None
+
+
+def constants_match(resource: Resource, query: ListQuery) -> bool:
+    """Whether the filters on what the API reports rather than stores keep the rows (all of them) or not."""
+    return all(resource.by_name[name].fixed in wanted for name, wanted in query.view_filters.items())
+
+
+# -- applying it to views in hand (the in-memory pager) -----------------------------------
 
 
 def paged(query: ListQuery) -> paging.ListQuery:

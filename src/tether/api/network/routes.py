@@ -99,15 +99,10 @@ def add_routes(router: APIRouter, collection: Collection) -> None:
             params = request.query_params.multi_items()
             query = listing.parse_query(resource, params)
             service = _service(request)
-            found = await collection.list(service, ctx, query.service_filters)
-            if query.changed_since is not None:
-                since = query.changed_since
-                found = [entity for entity in found if int(entity.updated_at) >= since]
-            rendered = await collection.render(service, found)
             marker = None
             if query.limit is not None and query.marker is not None:
-                (marker,) = await collection.render(service, [await collection.get(service, ctx, query.marker)])
-            shown = listing.page(rendered, query, marker)
+                marker = await collection.get(service, ctx, query.marker)
+            shown = await collection.page(service, ctx, query, marker)
         body: dict[str, Any] = {plural: [for_caller(resource, view, ctx, query.fields) for view in shown]}
         if query.limit is not None:
             url = f"{request.app.state.base_url}{request.url.path}"

@@ -12,6 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from tether.domain.baremetal import Node, NodePort, Portgroup
 from tether.domain.errors import baremetal as be
 from tether.domain.ids import is_uuid_like, new_uuid
+from tether.domain.listing import ListQuery
 from tether.runtime.runtime import Runtime
 from tether.services.baremetal import validation
 from tether.services.baremetal.access import require_admin
@@ -142,7 +143,10 @@ class Nics:
         node: str | None = None,
         address: str | None = None,
         portgroup: str | None = None,
+        query: ListQuery | None = None,
     ) -> list[NodePort]:
+        """Every port the filters pick in creation order, or with ``query`` one page of them, paged in the
+        database; its marker must be a port the filters keep (PortNotFound otherwise, as ironic answers)."""
         require_admin(ctx, "baremetal:port:list")
         filters: dict[str, Any] = {}
         if address is not None:
@@ -152,7 +156,15 @@ class Nics:
                 filters["node_uuid"] = (await get_node(conn, node)).uuid
             if portgroup is not None:
                 filters["portgroup_uuid"] = (await self._get_portgroup(conn, portgroup)).uuid
-            return await repos.node_ports.find(conn, order_by=("created_at", "uuid"), **filters)
+            if query is None:
+                return await repos.node_ports.find(conn, order_by=("created_at", "uuid"), **filters)
+            query = query._replace(filters={**query.filters, **{name: [value] for name, value in filters.items()}})
+            marker = None
+            if query.marker is not None:
+                marker = await repos.node_ports.listed_marker(conn, query)
+                if marker is None:
+                    raise be.PortNotFound(port=query.marker)
+            return await repos.node_ports.page(conn, query, marker=marker)
 
     async def update_port(self, ctx: RequestContext, uuid: str, patch: list[dict[str, Any]]) -> NodePort:
         require_admin(ctx, "baremetal:port:update")

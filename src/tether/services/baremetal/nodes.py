@@ -20,6 +20,7 @@ from tether.domain.baremetal_states import (
 from tether.domain.errors import baremetal as be
 from tether.domain.events import InstanceReleased
 from tether.domain.ids import new_uuid
+from tether.domain.listing import ListQuery
 from tether.drivers.hardware import FakeHardware, HardwareError
 from tether.runtime.bus import MessageBus
 from tether.runtime.runtime import Runtime
@@ -135,6 +136,18 @@ class Nodes:
         if associated is not None:
             nodes = [node for node in nodes if (node.instance_uuid is not None) == associated]
         return nodes
+
+    async def page_nodes(self, ctx: RequestContext, query: ListQuery) -> list[Node]:
+        """One page of ``query`` (filters by column, order, marker, limit) run in the database; its marker
+        must be a node the filters keep (NodeNotFound otherwise, as ironic's list answers)."""
+        require_admin(ctx, "baremetal:node:list")
+        async with self.store.begin() as conn:
+            marker = None
+            if query.marker is not None:
+                marker = await repos.nodes.listed_marker(conn, query)
+                if marker is None:
+                    raise be.NodeNotFound(node=query.marker)
+            return await repos.nodes.page(conn, query, marker=marker)
 
     async def update_node(self, ctx: RequestContext, ident: str, patch: list[dict[str, Any]]) -> Node:
         require_admin(ctx, "baremetal:node:update")

@@ -10,7 +10,7 @@ hypervisor, the owner of that fact (rule 1), not from the cache.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,7 @@ from tether.domain.compute import (
 )
 from tether.domain.errors import compute as ce
 from tether.domain.ids import is_uuid_like
+from tether.domain.listing import ListQuery
 from tether.domain.network import Port
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.services.compute import network_info
@@ -101,6 +102,18 @@ class ComputeQueries:
             columns["project_id"] = ctx.project_id
         async with self.store.begin() as conn:
             return await repos.instances.find(conn, order_by=("created_at", "uuid"), **columns)
+
+    async def page_servers(self, ctx: RequestContext, query: ListQuery, *, all_projects: bool = False,
+                           marker: Instance | None = None,
+                           keep: Callable[[Instance], bool] | None = None) -> list[Instance]:
+        """One page of the instances the caller may list (``find_servers``'s scope), ``query`` run in the
+        database after ``marker``; ``keep`` is a test the database cannot run (nova's regular expressions)."""
+        if all_projects and not ctx.is_admin:
+            raise ce.ComputeForbidden(action="os_compute_api:servers:detail:get_all_tenants")
+        if not all_projects:
+            query = query._replace(filters={**query.filters, "project_id": [ctx.project_id]})
+        async with self.store.begin() as conn:
+            return await repos.instances.page(conn, query, marker=marker, keep=keep)
 
     async def listed_instance(self, ctx: RequestContext, uuid: str) -> Instance | None:
         """A paging marker: any instance the caller could see, deleted or not."""

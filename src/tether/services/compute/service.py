@@ -228,6 +228,7 @@ class ComputeService:
         self.server_record = queries.server_record
         self.server_records = queries.server_records
         self.find_servers = queries.find_servers
+        self.page_servers = queries.page_servers
         self.listed_instance = queries.listed_instance
         self.instance_actions = queries.instance_actions
         self.instance_action = queries.instance_action

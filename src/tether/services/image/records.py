@@ -7,7 +7,7 @@ deletes its data and its members too.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -17,6 +17,7 @@ from tether.domain import image as rules
 from tether.domain.errors import image as errors
 from tether.domain.ids import new_uuid
 from tether.domain.image import Image
+from tether.domain.listing import ListQuery
 from tether.drivers.image_files import ImageFiles
 from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
@@ -129,19 +130,8 @@ class ImageRecords:
         run here, since they depend on the caller. ``member_status`` picks the
         shared images of other projects by the caller's membership (or "all").
         """
-        rules.check_list_visibility(visibility)
+        filters = _column_filters(name=name, ids=ids, visibility=visibility, status=status, owner=owner)
         limit = rules.check_limit(limit)
-        filters: dict[str, Any] = {}
-        if name is not None:
-            filters["name"] = name
-        if ids is not None:
-            filters["id"] = [ids] if isinstance(ids, str) else list(ids)
-        if status is not None:
-            filters["status"] = status
-        if owner is not None:
-            filters["owner"] = owner
-        if visibility not in (None, "all"):
-            filters["visibility"] = visibility
         async with self.store.begin() as conn:
             found = await repos.images.find(conn, **filters)
             memberships = {member.image_id: member.status for member in
@@ -163,6 +153,37 @@ class ImageRecords:
             after = rules.listing_key(marker_image)
             images = [image for image in images if rules.listing_key(image) < after]
         return images if limit is None else images[:limit]
+
+    async def page_images(
+        self,
+        ctx: RequestContext,
+        query: ListQuery,
+        *,
+        marker: Image | None = None,
+        keep: Callable[[Image], bool] | None = None,
+        name: str | None = None,
+        ids: Iterable[str] | None = None,
+        visibility: str | None = None,
+        status: str | None = None,
+        owner: str | None = None,
+        member_status: str = "accepted",
+    ) -> list[Image]:
+        """One page of ``query`` (its order, limit and the ``marker`` image) of the images ``list_images``
+        would list, read from the database in that order until the page is full: who-sees-what (the
+        caller's memberships) and ``keep`` are tests on each image read, never a read of every image."""
+        filters = _column_filters(name=name, ids=ids, visibility=visibility, status=status, owner=owner)
+        async with self.store.begin() as conn:
+            memberships = {member.image_id: member.status for member in
+                           await repos.image_members.find(conn, member_id=ctx.project_id)}
+
+            def listed(image: Image) -> bool:
+                return rules.is_listed(image, project_id=ctx.project_id, is_admin=ctx.is_admin,
+                                       visibility=visibility, member_status=memberships.get(image.id),
+                                       wanted_member_status=member_status) and (keep is None or keep(image))
+
+            query = query._replace(filters={**query.filters, **{key: value if isinstance(value, list) else [value]
+                                                                for key, value in filters.items()}})
+            return await repos.images.page(conn, query, marker=marker, keep=listed)
 
     async def update_image(self, ctx: RequestContext, image_id: str, **changes: Any) -> Image:
         """Change writable attributes. ``tags`` replaces the tag list;
@@ -231,3 +252,21 @@ _CHECKS = {
 
 def _check_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
     return {key: _CHECKS[key](value) for key, value in changes.items()}
+
+
+def _column_filters(*, name: str | None, ids: Iterable[str] | None, visibility: str | None, status: str | None,
+                    owner: str | None) -> dict[str, Any]:
+    """The equality filters a list runs in the database."""
+    rules.check_list_visibility(visibility)
+    filters: dict[str, Any] = {}
+    if name is not None:
+        filters["name"] = name
+    if ids is not None:
+        filters["id"] = [ids] if isinstance(ids, str) else list(ids)
+    if status is not None:
+        filters["status"] = status
+    if owner is not None:
+        filters["owner"] = owner
+    if visibility not in (None, "all"):
+        filters["visibility"] = visibility
+    return filters

@@ -35,6 +35,7 @@ class ImageService:
         self.create_image = self.records.create_image
         self.get_image = self.records.get_image
         self.list_images = self.records.list_images
+        self.page_images = self.records.page_images
         self.update_image = self.records.update_image
         self.delete_image = self.records.delete_image
 

@@ -14,6 +14,8 @@ from sqlalchemy import JSON, Boolean, Float, Integer, Table
 
 from tether.booleans import bool_from_string
 from tether.domain.errors.network import InvalidAttribute, InvalidFilter
+from tether.domain.listing import ListQuery
+from tether.services.context import RequestContext
 
 
 def _convert(name: str, column_type: Any, value: object) -> object:
@@ -58,3 +60,22 @@ def column_filters(table: Table, filters: dict[str, Any], extra: tuple[str, ...]
         else:
             converted[name] = _convert(name, column_type, value)
     return converted
+
+
+def as_values(value: Any) -> list[Any]:
+    """One filter's value as the values a row may equal: a list means "any of"."""
+    return list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
+
+
+def listed(query: ListQuery | None, filters: dict[str, Any]) -> ListQuery:
+    """``query`` (every row in stored order when None) narrowed by ``filters`` as well."""
+    query = query or ListQuery()
+    return query._replace(filters={**query.filters, **{name: as_values(value) for name, value in filters.items()}})
+
+
+def own_projects_only(ctx: RequestContext, filters: dict[str, Any]) -> None:
+    """A non-admin's ``project_id`` filter cut down to its own project (``ctx.owns``): what it may see."""
+    if ctx.is_admin:
+        return
+    given = as_values(filters.get("project_id", ctx.project_id))
+    filters["project_id"] = [project for project in given if project is not None and project == ctx.project_id]

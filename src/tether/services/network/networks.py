@@ -12,11 +12,12 @@ from tether.domain.errors.network import (
     NetworkInUse,
 )
 from tether.domain.ids import new_uuid
+from tether.domain.listing import ListQuery
 from tether.domain.network import NETWORK_TYPES, Network
 from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
 from tether.services.network import policy, rows, validation
-from tether.services.network.filters import column_filters
+from tether.services.network.filters import column_filters, listed
 from tether.services.network.lookups import owned_network, visible_network
 from tether.store import repos
 from tether.store.database import Store
@@ -105,11 +106,14 @@ class Networks:
         async with self.store.begin() as conn:
             return await visible_network(conn, ctx, network_id)
 
-    async def list_networks(self, ctx: RequestContext, **filters: Any) -> list[Network]:
-        filters = column_filters(repos.networks.table, filters)
+    async def list_networks(self, ctx: RequestContext, query: ListQuery | None = None, marker: Network | None = None,
+                            **filters: Any) -> list[Network]:
+        """The networks ``filters`` and ``query`` pick, of those the caller may see, paged in the database."""
+        query = listed(query, column_filters(repos.networks.table, filters))
+        if not ctx.is_admin:
+            query = query._replace(alternatives=(*query.alternatives, policy.visible_networks(ctx)))
         async with self.store.begin() as conn:
-            found = await repos.networks.find(conn, **filters)
-        return [network for network in found if policy.can_see_network(ctx, network)]
+            return await repos.networks.page(conn, query, marker=marker)
 
     async def update_network(self, ctx: RequestContext, network_id: str, **changes: Any) -> Network:
         policy.require_write(ctx)

@@ -8,6 +8,7 @@ like what does not exist, so ids never leak across projects.
 from __future__ import annotations
 
 from tether.domain.errors.network import InvalidInput, NotAuthorized
+from tether.domain.listing import Filters
 from tether.domain.network import Network, Port, Subnet
 from tether.services.context import RequestContext
 
@@ -24,6 +25,11 @@ def require_admin(ctx: RequestContext) -> None:
 
 def can_see_network(ctx: RequestContext, network: Network) -> bool:
     return ctx.owns(network.project_id) or network.shared or network.external
+
+
+def visible_networks(ctx: RequestContext) -> tuple[Filters, ...]:
+    """``can_see_network`` as filters a list applies in the database: a row matches one of them."""
+    return ({"project_id": [ctx.project_id]}, {"shared": [True]}, {"external": [True]})
 
 
 def can_see_subnet(ctx: RequestContext, subnet: Subnet, network: Network | None) -> bool:

@@ -14,11 +14,12 @@ from tether.domain.errors.network import (
 )
 from tether.domain.events import VifDeleted
 from tether.domain.ids import new_uuid
+from tether.domain.listing import ListQuery
 from tether.domain.network import CREATED_BY_USER, CREATORS, DOWN, VNIC_TYPES, Port, vif_type_for
 from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
 from tether.services.network import events, fixed_ips, policy, rows, validation
-from tether.services.network.filters import column_filters
+from tether.services.network.filters import as_values, column_filters, listed, own_projects_only
 from tether.services.network.lookups import visible_network, visible_port
 from tether.services.network.notifier import Notifier
 from tether.services.network.port_lock import port_lock
@@ -158,20 +159,20 @@ class Ports:
         async with self.store.begin() as conn:
             return await rows.port(conn, port_id)
 
-    async def list_ports(self, ctx: RequestContext, **filters: Any) -> list[Port]:
+    async def list_ports(self, ctx: RequestContext, query: ListQuery | None = None, marker: Port | None = None,
+                         **filters: Any) -> list[Port]:
+        """The ports ``filters`` (column equality, or ``ip_address``/``subnet_id`` of a fixed IP) and ``query``
+        (its order and page, after ``marker``) pick, of those the caller may see, paged in the database."""
         filters = column_filters(repos.ports.table, filters, extra=ADDRESS_FILTERS)
         by_address = {name: filters.pop(name) for name in ADDRESS_FILTERS if name in filters}
-        if not ctx.is_admin and "project_id" not in filters:
-            filters["project_id"] = ctx.project_id
+        own_projects_only(ctx, filters)  # policy.can_see_port, as a filter
         async with self.store.begin() as conn:
             if by_address:
                 holders = {a.port_id for a in await repos.ip_allocations.find(conn, **by_address)}
                 if "id" in filters:
-                    wanted = filters["id"] if isinstance(filters["id"], list) else [filters["id"]]
-                    holders &= set(wanted)
-                filters["id"] = holders
-            found = await repos.ports.find(conn, **filters)
-            found = [port for port in found if policy.can_see_port(ctx, port)]
+                    holders &= set(as_values(filters["id"]))
+                filters["id"] = sorted(holders)
+            found = await repos.ports.page(conn, listed(query, filters), marker=marker)
             return await rows.with_fixed_ips(conn, found)
 
     async def update_port(self, ctx: RequestContext, port_id: str, **changes: Any) -> Port:

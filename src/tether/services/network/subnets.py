@@ -14,11 +14,12 @@ from tether.domain.errors.network import (
     SubnetInUse,
 )
 from tether.domain.ids import new_uuid
+from tether.domain.listing import ListQuery
 from tether.domain.network import Subnet
 from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
 from tether.services.network import policy, rows, validation
-from tether.services.network.filters import column_filters
+from tether.services.network.filters import column_filters, listed
 from tether.services.network.lookups import owned_network, owned_subnet, visible_subnet
 from tether.store import repos
 from tether.store.database import Store
@@ -122,12 +123,17 @@ class Subnets:
         async with self.store.begin() as conn:
             return await visible_subnet(conn, ctx, subnet_id)
 
-    async def list_subnets(self, ctx: RequestContext, **filters: Any) -> list[Subnet]:
-        filters = column_filters(repos.subnets.table, filters)
+    async def list_subnets(self, ctx: RequestContext, query: ListQuery | None = None, marker: Subnet | None = None,
+                           **filters: Any) -> list[Subnet]:
+        """The subnets ``filters`` and ``query`` pick, of those the caller may see, paged in the database."""
+        query = listed(query, column_filters(repos.subnets.table, filters))
         async with self.store.begin() as conn:
-            found = await repos.subnets.find(conn, **filters)
-            networks = {n.id: n for n in await repos.networks.find(conn, id={s.network_id for s in found})}
-        return [subnet for subnet in found if policy.can_see_subnet(ctx, subnet, networks.get(subnet.network_id))]
+            if not ctx.is_admin:
+                # policy.can_see_subnet: its own, or on a network the caller may see
+                networks = await repos.networks.page(conn, ListQuery(alternatives=(policy.visible_networks(ctx),)))
+                seen = ({"project_id": [ctx.project_id]}, {"network_id": [network.id for network in networks]})
+                query = query._replace(alternatives=(*query.alternatives, seen))
+            return await repos.subnets.page(conn, query, marker=marker)
 
     async def update_subnet(self, ctx: RequestContext, subnet_id: str, **changes: Any) -> Subnet:
         policy.require_write(ctx)
