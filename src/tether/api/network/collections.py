@@ -9,8 +9,10 @@ from typing import Any
 
 from tether.api.network import attributes, views
 from tether.api.network.attributes import NETWORK, PORT, SUBNET, Resource
+from tether.api.network.security_group_attributes import RULE_DEFAULTS, SECURITY_GROUP, SECURITY_GROUP_RULE
 from tether.domain.errors.network import InvalidInput, NetworkError
 from tether.domain.network import Network, Port, Subnet
+from tether.domain.security_groups import SecurityGroup, SecurityGroupRule
 from tether.services.context import RequestContext
 from tether.services.network import NetworkService
 
@@ -100,7 +102,8 @@ class Networks(Collection):
         by_network: dict[str, list[Subnet]] = {}
         for subnet in sorted(subnets, key=lambda s: (s.created_at, s.id)):
             by_network.setdefault(subnet.network_id, []).append(subnet)
-        return [views.network_view(n, [s.id for s in by_network.get(n.id, [])]) for n in entities]
+        tags = await service.tags_of([n.id for n in entities])
+        return [views.network_view(n, [s.id for s in by_network.get(n.id, [])], tags.get(n.id, ())) for n in entities]
 
 
 class Subnets(Collection):
@@ -130,7 +133,8 @@ class Subnets(Collection):
         await service.delete_subnet(ctx, key)
 
     async def render(self, service: NetworkService, entities: list[Any]) -> list[dict[str, Any]]:
-        return [views.subnet_view(subnet) for subnet in entities]
+        tags = await service.tags_of([subnet.id for subnet in entities])
+        return [views.subnet_view(subnet, tags.get(subnet.id, ())) for subnet in entities]
 
 
 class Ports(Collection):
@@ -153,7 +157,70 @@ class Ports(Collection):
         await service.delete_port(ctx, key)
 
     async def render(self, service: NetworkService, entities: list[Any]) -> list[dict[str, Any]]:
-        return [views.port_view(port) for port in entities]
+        tags = await service.tags_of([port.id for port in entities])
+        return [views.port_view(port, tags.get(port.id, ())) for port in entities]
 
 
-COLLECTIONS: tuple[Collection, ...] = (Networks(), Subnets(), Ports())
+
+
+class SecurityGroups(Collection):
+    resource = SECURITY_GROUP
+
+    async def create(self, service: NetworkService, ctx: RequestContext, specs: list[dict[str, Any]]) -> list[Any]:
+        async def create_one(spec: dict[str, Any]) -> SecurityGroup:
+            return await service.create_security_group(ctx, **spec)
+
+        return await _one_by_one(create_one, lambda key: service.delete_security_group(ctx, key), specs)
+
+    async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> SecurityGroup:
+        return await service.get_security_group(ctx, key)
+
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
+        return await service.list_security_groups(ctx, **filters)
+
+    async def update(self, service: NetworkService, ctx: RequestContext, key: str,
+                     values: dict[str, Any]) -> SecurityGroup:
+        return await service.update_security_group(ctx, key, **attributes.fields_of(self.resource, values))
+
+    async def delete(self, service: NetworkService, ctx: RequestContext, key: str) -> None:
+        await service.delete_security_group(ctx, key)
+
+    async def render(self, service: NetworkService, entities: list[Any]) -> list[dict[str, Any]]:
+        if not entities:
+            return []
+        rules = await service.rules_of([group.id for group in entities])
+        by_group: dict[str, list[SecurityGroupRule]] = {}
+        for rule in rules:
+            by_group.setdefault(rule.security_group_id, []).append(rule)
+        tags = await service.tags_of([group.id for group in entities])
+        return [views.security_group_view(group, by_group.get(group.id, []), tags.get(group.id, ()))
+                for group in entities]
+
+
+class SecurityGroupRules(Collection):
+    resource = SECURITY_GROUP_RULE
+
+    def create_spec(self, item: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        return {**RULE_DEFAULTS, **attributes.read_create(self.resource, item, ctx)}
+
+    async def create(self, service: NetworkService, ctx: RequestContext, specs: list[dict[str, Any]]) -> list[Any]:
+        # neutron's native bulk: every rule of one group, or none
+        return await service.create_security_group_rules(ctx, specs)
+
+    async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> SecurityGroupRule:
+        return await service.get_security_group_rule(ctx, key)
+
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
+        return await service.list_security_group_rules(ctx, **filters)
+
+    async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Any:
+        return await service.update_security_group_rule(ctx, key, **attributes.fields_of(self.resource, values))
+
+    async def delete(self, service: NetworkService, ctx: RequestContext, key: str) -> None:
+        await service.delete_security_group_rule(ctx, key)
+
+    async def render(self, service: NetworkService, entities: list[Any]) -> list[dict[str, Any]]:
+        return [views.security_group_rule_view(rule) for rule in entities]
+
+
+COLLECTIONS: tuple[Collection, ...] = (Networks(), Subnets(), Ports(), SecurityGroups(), SecurityGroupRules())

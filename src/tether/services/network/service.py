@@ -23,7 +23,9 @@ from tether.services.network.bindings import Bindings
 from tether.services.network.networks import Networks
 from tether.services.network.notifier import Notifier
 from tether.services.network.ports import Ports
+from tether.services.network.security_groups import SecurityGroups
 from tether.services.network.subnets import Subnets
+from tether.services.network.tags import Tags
 from tether.store.database import Store
 
 
@@ -40,7 +42,8 @@ class NetworkService:
         notifier = Notifier(bus)
         networks = Networks(store, runtime, rng)
         subnets = Subnets(store, runtime, rng)
-        ports = Ports(store, runtime, rng, notifier)
+        security_groups = SecurityGroups(store, runtime, rng)
+        ports = Ports(store, runtime, rng, notifier, security_groups)
         bindings = Bindings(store, runtime, rng)
         agent = Agent(store, runtime, notifier)
 
@@ -64,6 +67,27 @@ class NetworkService:
         self.list_ports = ports.list_ports
         self.update_port = ports.update_port
         self.delete_port = ports.delete_port
+        # security groups and their rules
+        self.ensure_default_security_group = security_groups.ensure_default
+        self.create_security_group = security_groups.create_security_group
+        self.get_security_group = security_groups.get_security_group
+        self.list_security_groups = security_groups.list_security_groups
+        self.update_security_group = security_groups.update_security_group
+        self.delete_security_group = security_groups.delete_security_group
+        self.rules_of = security_groups.rules_of
+        self.create_security_group_rules = security_groups.create_security_group_rules
+        self.get_security_group_rule = security_groups.get_security_group_rule
+        self.list_security_group_rules = security_groups.list_security_group_rules
+        self.update_security_group_rule = security_groups.update_security_group_rule
+        self.delete_security_group_rule = security_groups.delete_security_group_rule
+        # tags
+        tags = Tags(store)
+        self.tags_of = tags.tags_of
+        self.replace_tags = tags.replace_tags
+        self.add_tag = tags.add_tag
+        self.has_tag = tags.has_tag
+        self.remove_tag = tags.remove_tag
+        self.remove_all_tags = tags.remove_all
         # what compute and bare metal bind ports with
         self.bind_port = bindings.bind_port
         self.unbind_port = bindings.unbind_port
