@@ -55,6 +55,11 @@ EXTENSIONS = (
     ("extra_dhcp_opt", "Neutron Extra DHCP options",
      "Extra options configuration for DHCP. For example PXE boot options to DHCP clients can be specified "
      "(e.g. tftp-server, server-ip-address, bootfile-name)", "2013-03-17T12:00:00-00:00"),
+    ("quotas", "Quota management support", "Expose functions for quotas management per project",
+     "2012-07-29T10:00:00-00:00"),
+    ("quota_details", "Quota details management support",
+     "Expose functions for quotas usage statistics per project", "2017-02-10T10:00:00-00:00"),
+    ("agent", "agent", "The agent management extension.", "2013-02-03T10:00:00-00:00"),
     ("standard-attr-tag", "Tag support for resources with standard attribute: subnet, trunk, network_segment_range, "
      "router, network, policy, subnetpool, port, security_group, floatingip",
      "Enables to set tag on resources with standard attribute.", "2017-01-01T00:00:00-00:00"),

@@ -19,10 +19,12 @@ import random
 from tether.runtime.bus import MessageBus
 from tether.runtime.runtime import Runtime
 from tether.services.network.agent import Agent
+from tether.services.network.agent_records import AgentRecords
 from tether.services.network.bindings import Bindings
 from tether.services.network.networks import Networks
 from tether.services.network.notifier import Notifier
 from tether.services.network.ports import Ports
+from tether.services.network.quotas import Quotas
 from tether.services.network.security_groups import SecurityGroups
 from tether.services.network.subnets import Subnets
 from tether.services.network.tags import Tags
@@ -80,6 +82,17 @@ class NetworkService:
         self.list_security_group_rules = security_groups.list_security_group_rules
         self.update_security_group_rule = security_groups.update_security_group_rule
         self.delete_security_group_rule = security_groups.delete_security_group_rule
+        # the agents neutron would list
+        agents = AgentRecords(store, runtime, runtime.now())
+        self.list_agents = agents.list_agents
+        self.get_agent = agents.get_agent
+        # neutron's quotas
+        quotas = Quotas(store)
+        self.projects_with_limits = quotas.projects_with_limits
+        self.project_limits = quotas.project_limits
+        self.project_usage = quotas.project_usage
+        self.set_quota_limits = quotas.set_limits
+        self.reset_quota_limits = quotas.reset_limits
         # tags
         tags = Tags(store)
         self.tags_of = tags.tags_of
