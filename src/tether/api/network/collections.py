@@ -9,9 +9,11 @@ from typing import Any
 
 from tether.api.network import attributes, views
 from tether.api.network.attributes import NETWORK, PORT, SUBNET, Resource
+from tether.api.network.l3_attributes import FLOATINGIP, ROUTER
 from tether.api.network.security_group_attributes import RULE_DEFAULTS, SECURITY_GROUP, SECURITY_GROUP_RULE
 from tether.domain.errors.network import InvalidInput, NetworkError
 from tether.domain.network import Network, Port, Subnet
+from tether.domain.routers import FloatingIp, Router
 from tether.domain.security_groups import SecurityGroup, SecurityGroupRule
 from tether.services.context import RequestContext
 from tether.services.network import NetworkService
@@ -223,4 +225,60 @@ class SecurityGroupRules(Collection):
         return [views.security_group_rule_view(rule) for rule in entities]
 
 
-COLLECTIONS: tuple[Collection, ...] = (Networks(), Subnets(), Ports(), SecurityGroups(), SecurityGroupRules())
+class Routers(Collection):
+    resource = ROUTER
+
+    async def create(self, service: NetworkService, ctx: RequestContext, specs: list[dict[str, Any]]) -> list[Any]:
+        async def create_one(spec: dict[str, Any]) -> Router:
+            return await service.create_router(ctx, **spec)
+
+        return await _one_by_one(create_one, lambda key: service.delete_router(ctx, key), specs)
+
+    async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> Router:
+        return await service.get_router(ctx, key)
+
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
+        return await service.list_routers(ctx, **filters)
+
+    async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Router:
+        return await service.update_router(ctx, key, **attributes.fields_of(self.resource, values))
+
+    async def delete(self, service: NetworkService, ctx: RequestContext, key: str) -> None:
+        await service.delete_router(ctx, key)
+
+    async def render(self, service: NetworkService, entities: list[Any]) -> list[dict[str, Any]]:
+        ids = [router.id for router in entities]
+        gateways = await service.router_gateway_ports(ids) if ids else {}
+        tags = await service.tags_of(ids)
+        return [views.router_view(router, gateways.get(router.id), tags.get(router.id, ())) for router in entities]
+
+
+class FloatingIps(Collection):
+    resource = FLOATINGIP
+
+    async def create(self, service: NetworkService, ctx: RequestContext, specs: list[dict[str, Any]]) -> list[Any]:
+        async def create_one(spec: dict[str, Any]) -> FloatingIp:
+            return await service.create_floatingip(ctx, **spec)
+
+        return await _one_by_one(create_one, lambda key: service.delete_floatingip(ctx, key), specs)
+
+    async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> FloatingIp:
+        return await service.get_floatingip(ctx, key)
+
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
+        return await service.list_floatingips(ctx, **filters)
+
+    async def update(self, service: NetworkService, ctx: RequestContext, key: str,
+                     values: dict[str, Any]) -> FloatingIp:
+        return await service.update_floatingip(ctx, key, **attributes.fields_of(self.resource, values))
+
+    async def delete(self, service: NetworkService, ctx: RequestContext, key: str) -> None:
+        await service.delete_floatingip(ctx, key)
+
+    async def render(self, service: NetworkService, entities: list[Any]) -> list[dict[str, Any]]:
+        tags = await service.tags_of([fip.id for fip in entities])
+        return [views.floatingip_view(fip, tags.get(fip.id, ())) for fip in entities]
+
+
+COLLECTIONS: tuple[Collection, ...] = (Networks(), Subnets(), Ports(), SecurityGroups(), SecurityGroupRules(),
+                                       Routers(), FloatingIps())

@@ -55,6 +55,12 @@ EXTENSIONS = (
     ("extra_dhcp_opt", "Neutron Extra DHCP options",
      "Extra options configuration for DHCP. For example PXE boot options to DHCP clients can be specified "
      "(e.g. tftp-server, server-ip-address, bootfile-name)", "2013-03-17T12:00:00-00:00"),
+    ("router", "Neutron L3 Router", "Router abstraction for basic L3 forwarding between L2 Neutron networks and "
+     "access to external networks via a NAT gateway.", "2012-07-20T10:00:00-00:00"),
+    ("ext-gw-mode", "Neutron L3 Configurable external gateway mode",
+     "Extension of the router abstraction for specifying whether SNAT should occur on the external gateway",
+     "2013-03-28T10:00:00-00:00"),
+    ("extraroute", "Neutron Extra Route", "Extra routes configuration for L3 router", "2013-02-01T10:00:00-00:00"),
     ("quotas", "Quota management support", "Expose functions for quotas management per project",
      "2012-07-29T10:00:00-00:00"),
     ("quota_details", "Quota details management support",

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from tether.api import jsonbody, openapi
 from tether.api.deps import caller, cloud
 from tether.api.network import attributes, listing
+from tether.api.network import l3_attributes as l3a
 from tether.api.network import security_group_attributes as sga
 from tether.api.network.attributes import Attr, Resource
 from tether.api.network.collections import Collection
@@ -52,6 +53,8 @@ _SCHEMAS: dict[Any, openapi.Schema] = {
     sga.to_port: {"type": ["integer", "null"], "minimum": 0, "maximum": 65535},
     sga.to_ip_prefix: {"type": ["string", "null"]},
     sga.to_group_id: {"type": ["string", "null"]},
+    l3a.to_uuid_or_none: {"type": ["string", "null"]},
+    l3a.to_string_or_none: {"type": ["string", "null"]},
 }
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from tether.api.network.attributes import Resource
 from tether.domain.network import Network, Port, Subnet
+from tether.domain.routers import FloatingIp, Router
 from tether.domain.security_groups import SecurityGroup, SecurityGroupRule
 from tether.services.context import RequestContext
 
@@ -97,4 +98,28 @@ def security_group_view(group: SecurityGroup, rules: list[SecurityGroupRule],
         "stateful": group.stateful,
         "security_group_rules": [security_group_rule_view(rule) for rule in rules],
         **_standard(group, tags),
+    }
+
+
+def router_view(router: Router, gateway: Port | None, tags: Iterable[str] = ()) -> dict[str, Any]:
+    info = None
+    if router.gateway_network_id is not None:
+        info = {"network_id": router.gateway_network_id, "enable_snat": router.enable_snat,
+                "external_fixed_ips": [{"subnet_id": ip["subnet_id"], "ip_address": ip["ip_address"]}
+                                       for ip in (gateway.fixed_ips if gateway is not None else [])]}
+    return {
+        "id": router.id, "name": router.name, "tenant_id": router.project_id, "project_id": router.project_id,
+        "admin_state_up": router.admin_state_up, "status": router.status, "external_gateway_info": info,
+        "routes": [dict(route) for route in router.routes or []],
+        **_standard(router, tags),
+    }
+
+
+def floatingip_view(fip: FloatingIp, tags: Iterable[str] = ()) -> dict[str, Any]:
+    return {
+        "id": fip.id, "tenant_id": fip.project_id, "project_id": fip.project_id,
+        "floating_network_id": fip.floating_network_id, "floating_ip_address": fip.floating_ip_address,
+        "router_id": fip.router_id, "port_id": fip.port_id, "fixed_ip_address": fip.fixed_ip_address,
+        "status": fip.status,
+        **_standard(fip, tags),
     }

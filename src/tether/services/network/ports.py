@@ -15,10 +15,11 @@ from tether.domain.errors.network import (
     PortSecurityAndIPRequiredForSecurityGroups,
     PortSecurityPortHasSecurityGroup,
     SecurityGroupNotFound,
+    ServicePortInUse,
 )
 from tether.domain.events import VifDeleted
 from tether.domain.ids import new_uuid
-from tether.domain.network import CREATED_BY_USER, CREATORS, DOWN, VNIC_TYPES, Port, vif_type_for
+from tether.domain.network import CREATED_BY_USER, CREATORS, DOWN, FLOATINGIP_OWNER, VNIC_TYPES, Port, vif_type_for
 from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
 from tether.services.network import events, fixed_ips, policy, port_extras, quota_usage, rows, validation
@@ -27,6 +28,7 @@ from tether.services.network.lookups import visible_network, visible_port
 from tether.services.network.notifier import Notifier
 from tether.services.network.port_lock import port_lock
 from tether.services.network.security_groups import SecurityGroups, default_group_id
+from tether.services.network.service_ports import L3_OWNERS
 from tether.store import repos
 from tether.store.database import Store
 
@@ -249,6 +251,9 @@ class Ports:
         policy.require_write(ctx)
         async with port_lock(self.rt, port_id), self.store.begin() as conn:
             port = await visible_port(conn, ctx, port_id, lock="update")
+            if port.device_owner in L3_OWNERS and await _l3_owner_exists(conn, port):
+                # neutron's prevent_l3_port_deletion: the router or floating IP removes it
+                raise ServicePortInUse(port_id=port.id, reason=f"has device owner {port.device_owner}")
             await rows.delete_port(conn, port.id)
         await self.rt.checkpoint("network.port_delete.before_notify")
         self.notifier.send([e for e in [events.event_for(port, VifDeleted)] if e is not None])
@@ -403,6 +408,12 @@ async def _extra_changes(conn: StoreConnection, ctx: RequestContext, before: Por
     if extras.dhcp_opts is not None:
         values["extra_dhcp_opts"] = port_extras.merged_dhcp_opts(before.extra_dhcp_opts or [], extras.dhcp_opts)
     return values
+
+
+async def _l3_owner_exists(conn: StoreConnection, port: Port) -> bool:
+    if port.device_owner == FLOATINGIP_OWNER:
+        return await repos.floating_ips.get(conn, port.device_id) is not None
+    return await repos.routers.get(conn, port.device_id) is not None
 
 
 def _differs(before: Port, after: Port) -> bool:

@@ -21,10 +21,12 @@ from tether.runtime.runtime import Runtime
 from tether.services.network.agent import Agent
 from tether.services.network.agent_records import AgentRecords
 from tether.services.network.bindings import Bindings
+from tether.services.network.floating_ips import FloatingIps
 from tether.services.network.networks import Networks
 from tether.services.network.notifier import Notifier
 from tether.services.network.ports import Ports
 from tether.services.network.quotas import Quotas
+from tether.services.network.routers import Routers
 from tether.services.network.security_groups import SecurityGroups
 from tether.services.network.subnets import Subnets
 from tether.services.network.tags import Tags
@@ -86,6 +88,22 @@ class NetworkService:
         agents = AgentRecords(store, runtime, runtime.now())
         self.list_agents = agents.list_agents
         self.get_agent = agents.get_agent
+        # routers and floating IPs
+        routers = Routers(store, runtime, rng)
+        self.create_router = routers.create_router
+        self.get_router = routers.get_router
+        self.list_routers = routers.list_routers
+        self.update_router = routers.update_router
+        self.delete_router = routers.delete_router
+        self.router_gateway_ports = routers.gateway_ports
+        self.add_router_interface = routers.add_router_interface
+        self.remove_router_interface = routers.remove_router_interface
+        floating_ips = FloatingIps(store, runtime, rng)
+        self.create_floatingip = floating_ips.create_floatingip
+        self.get_floatingip = floating_ips.get_floatingip
+        self.list_floatingips = floating_ips.list_floatingips
+        self.update_floatingip = floating_ips.update_floatingip
+        self.delete_floatingip = floating_ips.delete_floatingip
         # neutron's quotas
         quotas = Quotas(store)
         self.projects_with_limits = quotas.projects_with_limits
