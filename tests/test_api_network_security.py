@@ -227,6 +227,8 @@ def test_server_create_with_a_security_group_gives_its_port_that_group(live_clou
         server = sdk.compute.find_server(name)
         (port,) = list(sdk.network.ports(device_id=server.id))
         assert port.security_group_ids == [group.id]
+        # nova shows the groups of the server's ports, read from neutron
+        assert sdk.compute.get_server(server.id).security_groups == [{"name": group.name}]
         bad = live_cloud.cli("server", "create", "--image", "cirros", "--flavor", "m1.tiny", "--network", "private",
                              "--security-group", "no-such-group", unique("vm"), check=False)
         # the CLI looks the group up in neutron first, as it does against a real cloud

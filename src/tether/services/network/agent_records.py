@@ -1,5 +1,5 @@
-"""The agents neutron would list for this cloud: an L2 agent on each hypervisor and the bare-metal agent
-(networking-baremetal's ``ironic-neutron-agent``). They are part of this process, so each is alive while
+"""The agents neutron would list for this cloud: an L2 agent on each hypervisor, the L3 agent that plugs
+routers' ports and the bare-metal agent (networking-baremetal's ``ironic-neutron-agent``). They are part of this process, so each is alive while
 the process serves, and its heartbeat is now."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Any
 
 from tether.domain.errors.network import AgentNotFound
 from tether.runtime.runtime import Runtime
+from tether.services.network.service_ports import L3_AGENT_HOST
 from tether.store import repos
 from tether.store.database import Store
 
@@ -17,6 +18,7 @@ _NAMESPACE = uuid.UUID("0c7a3f5e-2b1d-4e8f-9a6c-7d5e4f3a2b1c")
 L2_AGENT = ("Open vSwitch agent", "neutron-openvswitch-agent", "N/A")
 BAREMETAL_AGENT = ("Baremetal Node", "ironic-neutron-agent", "N/A")
 BAREMETAL_HOST = "tether-baremetal"
+L3_AGENT = ("L3 agent", "neutron-l3-agent", "l3_agent")
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class AgentRecords:
         now = self.rt.now()
         found = [self._record(L2_AGENT, h.hostname, h.state == "up", {"bridge_mappings": {"physnet1": "br-ex"}},
                               now) for h in hypervisors]
+        found.append(self._record(L3_AGENT, L3_AGENT_HOST, True, {"agent_mode": "legacy"}, now))
         found.append(self._record(BAREMETAL_AGENT, BAREMETAL_HOST, True, {"bridge_mappings": {}}, now))
         return found
 

@@ -134,8 +134,14 @@ class Networks:
         async with self.store.begin() as conn:
             network = await owned_network(conn, ctx, network_id, lock="update")
             ports = await repos.ports.find(conn, network_id=network.id)
-            if any(not port.auto_deleted for port in ports):
+            # an external network's floating IPs that no port uses go with it, as neutron's L3 plugin does
+            loose = {fip.floating_port_id: fip for fip in await repos.floating_ips.find(
+                conn, floating_network_id=network.id, port_id=None)}
+            if any(not port.auto_deleted and port.id not in loose for port in ports):
                 raise NetworkInUse(net_id=network.id)
+            for fip in loose.values():
+                await repos.resource_tags.delete_where(conn, resource_id=fip.id)
+                await repos.floating_ips.delete(conn, fip.id)
             for port in ports:
                 await rows.delete_port(conn, port.id)
             await repos.ip_allocations.delete_where(conn, network_id=network.id)

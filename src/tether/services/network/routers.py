@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import netaddr
 
-from tether.domain import routers
+from tether.domain import ipam, routers
 from tether.domain.errors.network import (
     BadRequest,
     InvalidRoutes,
@@ -31,7 +31,7 @@ from tether.services.context import RequestContext
 from tether.services.network import fixed_ips, policy, quota_usage, rows, validation
 from tether.services.network.filters import column_filters
 from tether.services.network.lookups import visible_port, visible_subnet
-from tether.services.network.service_ports import make_port
+from tether.services.network.service_ports import make_port, plugged_by_l3_agent
 from tether.store import repos
 from tether.store.database import Store
 
@@ -201,8 +201,9 @@ class Routers:
                     if ip["subnet_id"] in existing:
                         raise BadRequest(resource="router",
                                          msg=f"Router already has a port on subnet {ip['subnet_id']}")
+                await _check_overlap(conn, router, [ip["subnet_id"] for ip in port.fixed_ips])
                 await rows.update_port(conn, port, device_id=router.id, device_owner=ROUTER_INTERFACE_OWNER,
-                                       updated_at=self.rt.now())
+                                       updated_at=self.rt.now(), **plugged_by_l3_agent())
                 port = await rows.port(conn, port.id)  # type: ignore[assignment]
             else:
                 subnet = await visible_subnet(conn, ctx, info["subnet_id"])
@@ -210,6 +211,7 @@ class Routers:
                     raise BadRequest(resource="router", msg="Subnet for router interface must have a gateway IP")
                 if subnet.id in existing:
                     raise BadRequest(resource="router", msg=f"Router already has a port on subnet {subnet.id}")
+                await _check_overlap(conn, router, [subnet.id])
                 port = await make_port(conn, self.rng, self.rt.now(), network_id=subnet.network_id,
                                        project_id=router.project_id, device_owner=ROUTER_INTERFACE_OWNER,
                                        device_id=router.id,
@@ -286,6 +288,18 @@ def _interface_info(body: object, both_allowed: bool = False) -> dict[str, str]:
         if name in body:
             info[name] = validation.uuid(name, body[name])
     return info
+
+
+async def _check_overlap(conn: StoreConnection, router: Router, subnet_ids: list[str]) -> None:
+    """neutron's ``_check_for_dup_router_subnets``: no two interfaces of a router on overlapping CIDRs."""
+    theirs = {ip["subnet_id"] for port in await interface_ports(conn, router.id) for ip in port.fixed_ips}
+    for subnet_id in subnet_ids:
+        new = await rows.subnet(conn, subnet_id)
+        for other_id in sorted(theirs):
+            other = await rows.subnet(conn, other_id)
+            if new is not None and other is not None and ipam.cidrs_overlap(new.cidr, other.cidr):
+                raise BadRequest(resource="router", msg=f"Cidr {new.cidr} of subnet {new.id} overlaps with cidr "
+                                                        f"{other.cidr} of subnet {other.id}")
 
 
 async def _check_nexthops(conn: StoreConnection, router: Router, routes: list[dict[str, str]]) -> None:

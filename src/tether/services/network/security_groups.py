@@ -146,6 +146,8 @@ class SecurityGroups:
                 raise SecurityGroupInUse(id=group.id)
             if group.name == sg.DEFAULT_NAME and "name" in changes:
                 raise SecurityGroupCannotUpdateDefault()
+            if str(changes.get("name", "")).lower() == sg.DEFAULT_NAME:
+                raise SecurityGroupDefaultAlreadyExists()  # neutron's name_not_default, on PUT too
             if changes:
                 await repos.security_groups.update(conn, group.id, updated_at=self.rt.now(), **changes)
             return await repos.security_groups.get(conn, group.id)  # type: ignore[return-value]
