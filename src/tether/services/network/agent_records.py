@@ -1,6 +1,6 @@
 """The agents neutron would list for this cloud: an L2 agent on each hypervisor, the L3 agent that plugs
-routers' ports and the bare-metal agent (networking-baremetal's ``ironic-neutron-agent``). They are part of this process, so each is alive while
-the process serves, and its heartbeat is now."""
+routers' ports and the bare-metal agent (networking-baremetal's ``ironic-neutron-agent``). They are part
+of this process, so each is alive while the process serves, and its heartbeat is now."""
 
 from __future__ import annotations
 
