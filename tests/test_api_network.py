@@ -104,7 +104,9 @@ def test_a_port_round_trips_through_the_sdk_in_neutrons_wire_format(sdk, admin_h
                           "binding:vif_details", "security_groups", "allowed_address_pairs", "extra_dhcp_opts",
                           "port_security_enabled", "tags", "fixed_ips", "device_id", "device_owner"):
             assert attribute in raw, attribute
-        assert raw["binding:vif_type"] == "unbound" and raw["security_groups"] == [] and raw["tags"] == []
+        default = sdk.network.find_security_group("default", project_id=sdk.current_project_id)
+        assert raw["binding:vif_type"] == "unbound" and raw["security_groups"] == [default.id] and raw["tags"] == []
+        assert raw["port_security_enabled"] is True and raw["extra_dhcp_opts"] == []
         assert set(raw["fixed_ips"][0]) == {"subnet_id", "ip_address"}
         assert TIMESTAMP.match(raw["created_at"]) and TIMESTAMP.match(raw["updated_at"])
 
@@ -213,8 +215,8 @@ def test_bad_port_bodies_are_refused_as_neutron_refuses_them(admin_http, private
          "Invalid input for mac_address. Reason: 'zz:zz' is not a valid MAC address."),
         ({"port": {"network_id": net, "tenant_id": "a", "project_id": "b"}}, "HTTPBadRequest",
          "'project_id' and 'tenant_id' do not match"),
-        ({"port": {"network_id": net, "security_groups": ["default"]}}, "InvalidInput",
-         'Invalid input for operation: Tether does not implement security_groups: it is always [].'),
+        ({"port": {"network_id": net, "security_groups": ["default"]}}, "HTTPBadRequest",
+         "Invalid input for security_groups. Reason: 'default' is not a valid UUID."),
         ({"port": "nope"}, "HTTPBadRequest", "Object 'port' contains invalid data"),
         ({"network": {}}, "HTTPBadRequest", "Unable to find 'port' in request body"),
     ]
@@ -265,9 +267,9 @@ def test_the_extension_list_promises_only_what_tether_does(admin_http) -> None:
     aliases = {extension["alias"] for extension in listed}
     assert {"binding", "provider", "external-net", "standard-attr-timestamp", "standard-attr-description",
             "port-mac-address-regenerate", "net-mtu", "project-id", "filter-validation", "pagination",
-            "sorting"} <= aliases
-    assert not aliases & {"security-group", "port-security", "standard-attr-tag", "standard-attr-revisions",
-                          "tag-ports-during-bulk-creation", "allowed-address-pairs", "router", "quotas"}
+            "sorting", "security-group", "port-security", "allowed-address-pairs", "extra_dhcp_opt",
+            "standard-attr-tag"} <= aliases
+    assert not aliases & {"standard-attr-revisions", "tag-ports-during-bulk-creation", "address-group"}
     assert all(set(e) == {"name", "alias", "description", "updated", "links"} for e in listed)
     binding = admin_http.request("GET", "/extensions/binding").json()["extension"]
     assert binding["name"] == "Port Binding"

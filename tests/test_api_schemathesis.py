@@ -136,7 +136,17 @@ def real_resources(base_url: str, token: str) -> dict[str, str]:
                 break
             time.sleep(0.2)
         actions = client.get(f"/compute/v2.1/servers/{server_id}/os-instance-actions").json()["instanceActions"]
+        group = client.post("/network/v2.0/security-groups", json={"security_group": {"name": "fuzz"}}).json()
+        router = client.post("/network/v2.0/routers", json={"router": {"name": "fuzz"}}).json()["router"]
+        public = client.get("/network/v2.0/networks", params={"name": "public"}).json()["networks"][0]
+        fip = client.post("/network/v2.0/floatingips", json={"floatingip": {"floating_network_id": public["id"]}})
+        agent = client.get("/network/v2.0/agents").json()["agents"][0]
     return {
+        "security-groups": group["security_group"]["id"],
+        "security-group-rules": group["security_group"]["security_group_rules"][0]["id"],
+        "routers": router["id"], "router_id": router["id"], "floatingips": fip.json()["floatingip"]["id"],
+        "agent_id": agent["id"], "project_id": network["project_id"], "kind": "networks",
+        "resource_id": network["id"],
         "server_id": server_id, "port_id": attached[0]["port_id"] if attached else port.json()["port"]["id"],
         "request_id": actions[0]["request_id"], "flavor_id": "1", "hypervisor_id": hypervisor["id"],
         "alias": "binding", "image_id": own_image.json()["id"], "tag": "fuzz",

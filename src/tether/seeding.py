@@ -11,6 +11,8 @@ from tether.services.context import RequestContext
 
 ADMIN_ROLES = frozenset({"admin", "member", "reader"})
 PHYSNET = "physnet1"
+PUBLIC_NETWORK_ID = "5e1d7c3a-0b9f-4c2e-8a61-7f3d2b4c9e10"
+PUBLIC_SUBNET_ID = "9a4b6c2d-3e8f-4a1b-b5c7-0d2e6f8a1c34"
 # The seeded cirros image's data: small, but real, so its size and checksums are true.
 CIRROS_CONTENT = b"".join(f"tether demo image, block {block:04d}\n".encode().ljust(64, b".") for block in range(64))
 
@@ -73,6 +75,13 @@ async def seed_demo_cloud(cloud: Cloud, shape: DemoShape = DemoShape()) -> Seede
                                        "switch_info": "tor-1"})
         await baremetal.set_provision_state(admin, node.uuid, "manage")
         await baremetal.set_provision_state(admin, node.uuid, "provide")
+    # floating IPs and router gateways come from here (devstack's public network); fixed ids, so the seeded
+    # generator draws what it drew before and every scenario's ids stay as they were
+    public = await network.create_network(admin, name="public", external=True, network_id=PUBLIC_NETWORK_ID)
+    names["public"] = public.id
+    public_subnet = await network.create_subnet(admin, network_id=public.id, name="public-subnet",
+                                                cidr="172.24.4.0/24", enable_dhcp=False, subnet_id=PUBLIC_SUBNET_ID)
+    names["public-subnet"] = public_subnet.id
     return seeded
 
 

@@ -33,6 +33,11 @@ async def collect(cloud: Cloud) -> Snapshot:
             image_ids={image.id for image in await repos.images.find(conn) if image.status != "deleted"},
             server_groups=await repos.server_groups.find(conn),
             group_members=await repos.server_group_members.find(conn),
+            subnet_ids={subnet.id for subnet in await repos.subnets.find(conn)},
+            routers=await repos.routers.find(conn),
+            floating_ips=await repos.floating_ips.find(conn),
+            security_groups=await repos.security_groups.find(conn),
+            security_group_rules=await repos.security_group_rules.find(conn),
         )
     snapshot.guest_devices = cloud.world.hypervisor.interfaces()
     return snapshot

@@ -20,11 +20,16 @@ from tether.domain.network import (
     CREATED_BY_COMPUTE,
     CREATED_BY_ORCHESTRATION,
     CREATED_BY_USER,
+    FLOATINGIP_OWNER,
+    ROUTER_GATEWAY_OWNER,
+    ROUTER_INTERFACE_OWNER,
     IpAllocation,
     Port,
 )
 from tether.domain.orchestration.stack_states import is_in_progress
 from tether.domain.orchestration.stacks import Stack
+from tether.domain.routers import FloatingIp, Router
+from tether.domain.security_groups import SecurityGroup, SecurityGroupRule
 from tether.domain.server_groups import AFFINITY, ANTI_AFFINITY, ServerGroup, ServerGroupMember
 
 
@@ -51,6 +56,12 @@ class Snapshot:
     deleted_on_request: set[str] = field(default_factory=set)
     server_groups: list[ServerGroup] = field(default_factory=list)
     group_members: list[ServerGroupMember] = field(default_factory=list)
+    # The network's L3 and security-group rows; None where the collector did not read them.
+    subnet_ids: set[str] | None = None
+    routers: list[Router] | None = None
+    floating_ips: list[FloatingIp] | None = None
+    security_groups: list[SecurityGroup] | None = None
+    security_group_rules: list[SecurityGroupRule] | None = None
 
 
 @dataclass(frozen=True)
@@ -307,6 +318,76 @@ def server_group_policy(snap: Snapshot) -> list[Violation]:
     return out
 
 
+def floating_ip_port(snap: Snapshot) -> list[Violation]:
+    """Every floating IP holds its address through an existing port, and an associated one names an existing
+    port that has the fixed IP it is mapped to (rule 2: a port's delete lets its floating IPs go)."""
+    if snap.floating_ips is None:
+        return []
+    index = _Index(snap)
+    out = []
+    for fip in snap.floating_ips:
+        if fip.floating_port_id not in index.ports:
+            out.append(Violation("floating-ip-port", {"floatingip": fip.id, "port": fip.floating_port_id},
+                                 f"floating IP {fip.id} ({fip.floating_ip_address}) is held by port "
+                                 f"{fip.floating_port_id}, which does not exist"))
+        if fip.port_id is None:
+            continue
+        port = index.ports.get(fip.port_id)
+        if port is None or fip.fixed_ip_address not in {ip["ip_address"] for ip in port.fixed_ips}:
+            out.append(Violation("floating-ip-port", {"floatingip": fip.id, "port": fip.port_id},
+                                 f"floating IP {fip.id} ({fip.floating_ip_address}) is associated with "
+                                 f"{fip.fixed_ip_address} on port {fip.port_id}, which "
+                                 f"{'does not exist' if port is None else 'does not have that address'}"))
+    return out
+
+
+def router_interface(snap: Snapshot) -> list[Violation]:
+    """Every router port (interface, gateway) belongs to an existing router, and every interface is on a
+    subnet that exists; a floating IP's port belongs to an existing floating IP."""
+    if snap.routers is None or snap.subnet_ids is None:
+        return []
+    routers = {router.id for router in snap.routers}
+    fips = {fip.id for fip in snap.floating_ips or []}
+    out = []
+    for port in snap.ports:
+        if port.device_owner in (ROUTER_INTERFACE_OWNER, ROUTER_GATEWAY_OWNER) and port.device_id not in routers:
+            out.append(Violation("router-interface", {"port": port.id, "router": port.device_id},
+                                 f"port {port.id} ({port.device_owner}) belongs to router {port.device_id}, "
+                                 "which does not exist"))
+        if port.device_owner == FLOATINGIP_OWNER and snap.floating_ips is not None and port.device_id not in fips:
+            out.append(Violation("router-interface", {"port": port.id, "floatingip": port.device_id},
+                                 f"port {port.id} holds the address of floating IP {port.device_id}, "
+                                 "which does not exist"))
+        if port.device_owner == ROUTER_INTERFACE_OWNER:
+            gone = [ip["subnet_id"] for ip in port.fixed_ips if ip["subnet_id"] not in snap.subnet_ids]
+            if gone or not port.fixed_ips:
+                out.append(Violation("router-interface", {"port": port.id, "router": port.device_id},
+                                     f"router {port.device_id} has interface {port.id} on subnet "
+                                     f"{', '.join(gone) or '(none)'}, which does not exist"))
+    return out
+
+
+def security_group_reference(snap: Snapshot) -> list[Violation]:
+    """Every rule's group and remote group exist, and every group a port names exists."""
+    if snap.security_groups is None or snap.security_group_rules is None:
+        return []
+    groups = {group.id for group in snap.security_groups}
+    out = []
+    for rule in snap.security_group_rules:
+        for kind, group_id in (("group", rule.security_group_id), ("remote group", rule.remote_group_id)):
+            if group_id is not None and group_id not in groups:
+                out.append(Violation("security-group-reference", {"security_group_rule": rule.id,
+                                                                  "security_group": group_id},
+                                     f"security group rule {rule.id} refers to {kind} {group_id}, "
+                                     "which does not exist"))
+    for port in snap.ports:
+        for group_id in port.security_group_ids or []:
+            if group_id not in groups:
+                out.append(Violation("security-group-reference", {"port": port.id, "security_group": group_id},
+                                     f"port {port.id} names security group {group_id}, which does not exist"))
+    return out
+
+
 INVARIANTS: dict[str, Callable[[Snapshot], list[Violation]]] = {
     "stale-vif": stale_vif,
     "orphan-port": orphan_port,
@@ -317,6 +398,9 @@ INVARIANTS: dict[str, Callable[[Snapshot], list[Violation]]] = {
     "ip-allocation": ip_allocation,
     "user-resources-kept": user_resources_kept,
     "server-group-policy": server_group_policy,
+    "floating-ip-port": floating_ip_port,
+    "router-interface": router_interface,
+    "security-group-reference": security_group_reference,
 }
 
 

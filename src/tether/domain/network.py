@@ -24,8 +24,13 @@ CREATORS = (CREATED_BY_USER, CREATED_BY_COMPUTE, CREATED_BY_ORCHESTRATION)
 COMPUTE_OWNER_PREFIX = "compute:"
 DEFAULT_COMPUTE_OWNER = "compute:nova"
 BAREMETAL_HOST_PREFIX = "baremetal:"
-# Ports the network service runs itself (DHCP, router interfaces): they never keep a network alive.
+# Ports the network service runs itself (DHCP, router interfaces, floating IPs).
 NETWORK_OWNER_PREFIX = "network:"
+ROUTER_INTERFACE_OWNER = "network:router_interface"
+ROUTER_GATEWAY_OWNER = "network:router_gateway"
+FLOATINGIP_OWNER = "network:floatingip"
+# Neutron's AUTO_DELETE_PORT_OWNERS: the only ports that never keep a network or subnet alive.
+AUTO_DELETED_OWNERS = ("network:dhcp", "network:distributed", "network:floatingip_agent_gateway")
 
 VNIC_TYPES = ("normal", "baremetal", "direct", "macvtap", "direct-physical", "virtio-forwarder")
 
@@ -59,6 +64,8 @@ class Network:
     description: str = ""
     created_at: float = 0.0
     updated_at: float = 0.0
+    # port-security: what a new port on the network gets when it does not say
+    port_security_enabled: bool = True
 
 
 @dataclass
@@ -78,6 +85,8 @@ class Subnet:
     description: str = ""
     created_at: float = 0.0
     updated_at: float = 0.0
+    # [{"destination": cidr, "nexthop": ip}], handed to DHCP clients as static routes
+    host_routes: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -109,6 +118,13 @@ class Port:
     description: str = ""
     created_at: float = 0.0
     updated_at: float = 0.0
+    # security-group: the ids of the groups applied to the port (empty when port security is off)
+    security_group_ids: list[str] = field(default_factory=list)
+    port_security_enabled: bool = True
+    # allowed-address-pairs: [{"ip_address", "mac_address"}], the MAC always filled in
+    allowed_address_pairs: list[dict[str, str]] = field(default_factory=list)
+    # extra_dhcp_opt: [{"opt_name", "opt_value", "ip_version"}] (ironic's PXE options among them)
+    extra_dhcp_opts: list[dict[str, Any]] = field(default_factory=list)
     # Derived from the ip_allocations table (its one source of truth); not stored here.
     fixed_ips: list[dict[str, str]] = field(default_factory=list)
 
@@ -123,6 +139,12 @@ class Port:
     @property
     def owned_by_network(self) -> bool:
         return self.device_owner.startswith(NETWORK_OWNER_PREFIX)
+
+    @property
+    def auto_deleted(self) -> bool:
+        """Deleted with its network or subnet rather than keeping it alive (a router's or a floating IP's
+        port does keep it: those are removed through the router or the floating IP)."""
+        return self.device_owner in AUTO_DELETED_OWNERS
 
     @property
     def notifies_compute(self) -> bool:

@@ -2,11 +2,16 @@
 
 A port is unbound (no host) or bound to a host; its status is DOWN until the
 L2 agent on that host sees its device (ACTIVE), and DOWN again when the device
-goes, the port is bound elsewhere, or it is unbound. Every write of a port's
-binding or status goes through ``next_state``.
+goes, the port is bound elsewhere, or it is unbound. A bare-metal port has no
+agent: networking-baremetal's mechanism driver marks it ACTIVE as soon as it
+is bound with the switch port it is wired to (``local_link_information``),
+and an unbind takes it back to DOWN. Every write of a port's binding or
+status goes through ``next_state``.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from tether.domain.network import ACTIVE, BUILD, DOWN, PORT_STATUSES
 from tether.domain.state_machine import IllegalTransition
@@ -27,6 +32,8 @@ TRANSITIONS: dict[tuple[str, str, str], PortState] = {
     (BOUND, BUILD, "plugged"): (BOUND, ACTIVE),
     (BOUND, ACTIVE, "plugged"): (BOUND, ACTIVE),
     **{(binding, status, "unplugged"): (binding, DOWN) for binding in (UNBOUND, BOUND) for status in PORT_STATUSES},
+    # networking-baremetal: bound with the switch port it is wired to, the port is up
+    **{(BOUND, status, "wired"): (BOUND, ACTIVE) for status in PORT_STATUSES},
 }
 
 
@@ -50,3 +57,9 @@ def next_state(host_id: str, status: str, event: str) -> PortState:
 
 def can(host_id: str, status: str, event: str) -> bool:
     return (binding_of(host_id), status, event) in TRANSITIONS
+
+
+def is_wired(vnic_type: str, host_id: str, profile: dict[str, Any] | None) -> bool:
+    """A bare-metal port bound with the switch port it is wired to (what networking-baremetal binds)."""
+    links = (profile or {}).get("local_link_information")
+    return vnic_type == "baremetal" and bool(host_id) and bool(links)

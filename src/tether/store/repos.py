@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 from tether.domain import aggregates as aggregate_model
-from tether.domain import baremetal, compute, flavor_access, identity, image, metadefs, network, quotas
+from tether.domain import (
+    baremetal,
+    compute,
+    flavor_access,
+    identity,
+    image,
+    metadefs,
+    network,
+    network_quotas,
+    network_tags,
+    quotas,
+)
 from tether.domain import image_tasks as image_task_model
 from tether.domain import keypairs as keypair_model
+from tether.domain import routers as router_model
+from tether.domain import security_groups as security_group_model
 from tether.domain import server_groups as server_group_model
 from tether.domain.orchestration import stacks as orchestration
 from tether.store import tables
@@ -33,6 +46,12 @@ networks = Repository(tables.networks, network.Network, "id")
 subnets = Repository(tables.subnets, network.Subnet, "id")
 ports = Repository(tables.ports, network.Port, "id")
 ip_allocations = Repository(tables.ip_allocations, network.IpAllocation, None)
+security_groups = Repository(tables.security_groups, security_group_model.SecurityGroup, "id")
+security_group_rules = Repository(tables.security_group_rules, security_group_model.SecurityGroupRule, "id")
+routers = Repository(tables.routers, router_model.Router, "id")
+floating_ips = Repository(tables.floating_ips, router_model.FloatingIp, "id")
+resource_tags = Repository(tables.resource_tags, network_tags.ResourceTag, None)
+network_quota_limits = Repository(tables.network_quota_limits, network_quotas.NetworkQuota, None)
 
 nodes = Repository(tables.nodes, baremetal.Node, "uuid")
 node_ports = Repository(tables.node_ports, baremetal.NodePort, "uuid")

@@ -14,9 +14,22 @@ from sqlalchemy import (
 )
 
 from tether.domain import aggregates as aggregate_model
-from tether.domain import baremetal, compute, flavor_access, identity, image, metadefs, network, quotas
+from tether.domain import (
+    baremetal,
+    compute,
+    flavor_access,
+    identity,
+    image,
+    metadefs,
+    network,
+    network_quotas,
+    network_tags,
+    quotas,
+)
 from tether.domain import image_tasks as image_task_model
 from tether.domain import keypairs as keypair_model
+from tether.domain import routers as router_model
+from tether.domain import security_groups as security_group_model
 from tether.domain import server_groups as server_group_model
 from tether.domain.orchestration import stacks as orchestration
 from tether.store.schema import table_for
@@ -84,6 +97,22 @@ ip_allocations = table_for(
     metadata, "ip_allocations", network.IpAllocation, primary_key=("subnet_id", "ip_address"),
     extra=(Index("ix_ip_allocations_port", "port_id"), Index("ix_ip_allocations_address", "ip_address")),
 )
+security_groups = table_for(metadata, "security_groups", security_group_model.SecurityGroup, primary_key=("id",),
+                            extra=(Index("ix_security_groups_project", "project_id"),))
+security_group_rules = table_for(
+    metadata, "security_group_rules", security_group_model.SecurityGroupRule, primary_key=("id",),
+    extra=(Index("ix_security_group_rules_group", "security_group_id"),),
+)
+routers = table_for(metadata, "routers", router_model.Router, primary_key=("id",),
+                    extra=(Index("ix_routers_project", "project_id"),))
+floating_ips = table_for(
+    metadata, "floating_ips", router_model.FloatingIp, primary_key=("id",),
+    extra=(Index("ix_floating_ips_port", "port_id"),
+           UniqueConstraint("floating_network_id", "floating_ip_address", name="uq_floating_ips_address")),
+)
+resource_tags = table_for(metadata, "resource_tags", network_tags.ResourceTag, primary_key=("resource_id", "tag"))
+network_quota_limits = table_for(metadata, "network_quota_limits", network_quotas.NetworkQuota,
+                                 primary_key=("project_id", "resource"))
 
 # bare metal
 nodes = table_for(metadata, "nodes", baremetal.Node, primary_key=("uuid",),

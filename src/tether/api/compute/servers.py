@@ -146,7 +146,8 @@ async def create_server(request: Request, parsed: bodies.ServerCreateRequest,
             ctx, name=server.name, flavor_id=flavor_id, image_id=image_id or None, networks=networks,
             metadata=dict(server.metadata) if server.metadata is not None else None, key_name=server.key_name,
             group_id=_group_of(parsed), min_count=min_count, max_count=max_count,
-            details=_details_of(server))
+            details=_details_of(server),
+            security_groups=None if server.security_groups is None else [g["name"] for g in security_groups])
     except ce.FlavorNotFound:
         raise fail("Invalid flavorRef provided.") from None
     except ce.ImageNotFound:
@@ -297,10 +298,8 @@ def _counts_of(server: bodies.ServerCreate) -> tuple[int, int]:
 
 
 def _security_groups_of(server: bodies.ServerCreate) -> list[dict[str, str]]:
-    """Tether has no security groups beyond the implicit "default" one every project has."""
+    """The groups the new server's ports get (by name or id; compute resolves them in the network service):
+    the project's default group unless others are asked for."""
     if server.security_groups is None:
         return [{"name": "default"}]
-    for group in server.security_groups:
-        if group.name != "default":
-            raise fail(f"Security group {group.name} not found.")
     return [{"name": group.name} for group in server.security_groups]

@@ -142,6 +142,8 @@ def server_detail(base: str, record: ServerRecord, version: Microversion, ctx: R
     body["OS-EXT-STS:vm_state"] = instance.vm_state
     body["OS-EXT-STS:power_state"] = instance.power_state
     body["os-extended-volumes:volumes_attached"] = []  # Tether has no block storage
+    if record.security_groups:
+        body["security_groups"] = [{"name": name} for name in record.security_groups]
     if version.at_least("2.9"):
         body["locked"] = instance.locked
     if version.at_least("2.16") and admin:

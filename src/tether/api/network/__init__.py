@@ -8,7 +8,7 @@ from fastapi import Depends, Request
 
 from tether.api import paths
 from tether.api.deps import caller
-from tether.api.network import extensions
+from tether.api.network import agents, extensions, quotas, router_interfaces, tag_routes
 from tether.api.network.collections import COLLECTIONS
 from tether.api.network.routes import add_routes
 from tether.services.context import RequestContext
@@ -23,7 +23,7 @@ async def resources(request: Request, ctx: RequestContext = Depends(caller)) -> 
     base = f"{request.app.state.base_url}{paths.PREFIXES['network']}"
     return {"resources": [
         {"name": c.resource.singular, "collection": c.resource.plural,
-         "links": [{"href": f"{base}/{c.resource.plural}", "rel": "self"}]}
+         "links": [{"href": f"{base}/{c.resource.plural.replace('_', '-')}", "rel": "self"}]}
         for c in COLLECTIONS
     ]}
 
@@ -31,4 +31,4 @@ async def resources(request: Request, ctx: RequestContext = Depends(caller)) -> 
 for collection in COLLECTIONS:
     add_routes(router, collection)
 
-ROUTERS = (router, extensions.router)
+ROUTERS = (router, extensions.router, tag_routes.router, agents.router, quotas.router, router_interfaces.router)

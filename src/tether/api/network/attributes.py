@@ -92,6 +92,11 @@ def to_ip_version(attr: str, value: Any) -> int:
     return validation.one_of(attr, to_int(attr, value), (4, 6))  # type: ignore[no-any-return]
 
 
+def passthrough(attr: str, value: Any) -> Any:
+    """Checked by the service, which knows neutron-lib's validator for it."""
+    return value
+
+
 def no_subnet_pools(attr: str, value: Any) -> Any:
     raise InvalidInput(error_message=f"Tether has no subnet pools, so {attr} cannot be used: give a cidr")
 
@@ -148,8 +153,8 @@ def _project_attrs() -> tuple[Attr, ...]:
 def _standard_attrs() -> tuple[Attr, ...]:
     return (
         Attr("description", "description", post=True, put=True, convert=to_string),
-        # standard-attr-tag is not implemented: no tag is ever set
-        Attr("tags", fixed=[], filter=False, sort=False),
+        # set through /{resource}/{id}/tags; filtered by tags, tags-any, not-tags, not-tags-any
+        Attr("tags", filter=False, sort=False),
         Attr("created_at", filter=False),
         Attr("updated_at", filter=False),
     )
@@ -186,8 +191,7 @@ NETWORK = Resource("network", "networks", (
          admin_only=True),
     Attr("provider:segmentation_id", "provider_segmentation_id", post=True, put=True, convert=to_int,
          admin_only=True),
-    # port-security is not implemented: Tether has no data plane to filter
-    Attr("port_security_enabled", post=True, put=True, convert=to_boolean, fixed=True),
+    Attr("port_security_enabled", "port_security_enabled", post=True, put=True, convert=to_boolean),
     *_standard_attrs(),
 ))
 
@@ -202,7 +206,7 @@ SUBNET = Resource("subnet", "subnets", (
     Attr("allocation_pools", "allocation_pools", post=True, put=True, convert=to_list, filter=False, sort=False),
     Attr("dns_nameservers", "dns_nameservers", post=True, put=True, convert=to_list_or_empty, filter=False,
          sort=False),
-    Attr("host_routes", post=True, put=True, convert=to_list_or_empty, fixed=[], filter=False, sort=False),
+    Attr("host_routes", "host_routes", post=True, put=True, convert=passthrough, filter=False, sort=False),
     Attr("enable_dhcp", "enable_dhcp", post=True, put=True, convert=to_boolean),
     Attr("ipv6_ra_mode", "ipv6_ra_mode", post=True, convert=to_string_or_none),
     Attr("ipv6_address_mode", "ipv6_address_mode", post=True, convert=to_string_or_none),
@@ -229,12 +233,12 @@ PORT = Resource("port", "ports", (
          filter=False, sort=False),
     Attr("binding:vif_type", "binding_vif_type", admin_only=True),
     Attr("binding:vif_details", admin_only=True, filter=False, sort=False),
-    # security-group, allowed-address-pairs, extra_dhcp_opt and port-security are not implemented
-    Attr("security_groups", post=True, put=True, convert=to_list_or_empty, fixed=[], filter=False, sort=False),
-    Attr("allowed_address_pairs", post=True, put=True, convert=to_list_or_empty, fixed=[], filter=False,
+    # the service checks these in neutron-lib's words (see services/network/port_extras.py)
+    Attr("security_groups", "security_groups", post=True, put=True, convert=passthrough, sort=False),
+    Attr("allowed_address_pairs", "allowed_address_pairs", post=True, put=True, convert=passthrough, filter=False,
          sort=False),
-    Attr("extra_dhcp_opts", post=True, put=True, convert=to_list_or_empty, fixed=[], filter=False, sort=False),
-    Attr("port_security_enabled", post=True, put=True, convert=to_boolean, fixed=True),
+    Attr("extra_dhcp_opts", "extra_dhcp_opts", post=True, put=True, convert=passthrough, filter=False, sort=False),
+    Attr("port_security_enabled", "port_security_enabled", post=True, put=True, convert=to_boolean),
     *_standard_attrs(),
 ))
 

@@ -9,8 +9,13 @@ from typing import Any
 
 from tether.api.network import attributes, listing, views
 from tether.api.network.attributes import NETWORK, PORT, SUBNET, Resource
+from tether.api.network.l3_attributes import FLOATINGIP, ROUTER
+from tether.api.network.security_group_attributes import RULE_DEFAULTS, SECURITY_GROUP, SECURITY_GROUP_RULE
+from tether.domain import network_tags
 from tether.domain.errors.network import InvalidInput, NetworkError
 from tether.domain.network import Network, Port, Subnet
+from tether.domain.routers import FloatingIp, Router
+from tether.domain.security_groups import SecurityGroup, SecurityGroupRule
 from tether.services.context import RequestContext
 from tether.services.network import NetworkService
 
@@ -58,6 +63,8 @@ class Collection(ABC):
             since = query.changed_since
             found = [entity for entity in found if int(entity.updated_at) >= since]
         rendered = await self.render(service, found)
+        if query.tag_filters:
+            rendered = [view for view in rendered if network_tags.matches(view.get("tags", ()), query.tag_filters)]
         shown = None if marker is None else (await self.render(service, [marker]))[0]
         return listing.page(rendered, query, shown)
 
@@ -69,6 +76,9 @@ async def _paged_in_store(collection: Collection, lister: Callable[..., Awaitabl
     database (``Repository.page``)."""
     if not listing.constants_match(collection.resource, query):
         return []
+    if query.tag_filters:
+        # Tags are a JSON list, which no index serves: a tag-filtered list is paged among the views.
+        return await Collection.page(collection, service, ctx, query, marker)
     found = await lister(ctx, listing.stored(collection.resource, query), marker, **query.service_filters)
     return await collection.render(service, found)
 
@@ -131,7 +141,8 @@ class Networks(Collection):
         by_network: dict[str, list[Subnet]] = {}
         for subnet in sorted(subnets, key=lambda s: (s.created_at, s.id)):
             by_network.setdefault(subnet.network_id, []).append(subnet)
-        return [views.network_view(n, [s.id for s in by_network.get(n.id, [])]) for n in entities]
+        tags = await service.tags_of([n.id for n in entities])
+        return [views.network_view(n, [s.id for s in by_network.get(n.id, [])], tags.get(n.id, ())) for n in entities]
 
 
 class Subnets(Collection):
@@ -165,7 +176,8 @@ class Subnets(Collection):
         await service.delete_subnet(ctx, key)
 
     async def render(self, service: NetworkService, entities: list[Any]) -> list[dict[str, Any]]:
-        return [views.subnet_view(subnet) for subnet in entities]
+        tags = await service.tags_of([subnet.id for subnet in entities])
+        return [views.subnet_view(subnet, tags.get(subnet.id, ())) for subnet in entities]
 
 
 class Ports(Collection):
@@ -192,7 +204,126 @@ class Ports(Collection):
         await service.delete_port(ctx, key)
 
     async def render(self, service: NetworkService, entities: list[Any]) -> list[dict[str, Any]]:
-        return [views.port_view(port) for port in entities]
+        tags = await service.tags_of([port.id for port in entities])
+        return [views.port_view(port, tags.get(port.id, ())) for port in entities]
 
 
-COLLECTIONS: tuple[Collection, ...] = (Networks(), Subnets(), Ports())
+
+
+class SecurityGroups(Collection):
+    resource = SECURITY_GROUP
+
+    async def create(self, service: NetworkService, ctx: RequestContext, specs: list[dict[str, Any]]) -> list[Any]:
+        async def create_one(spec: dict[str, Any]) -> SecurityGroup:
+            return await service.create_security_group(ctx, **spec)
+
+        return await _one_by_one(create_one, lambda key: service.delete_security_group(ctx, key), specs)
+
+    async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> SecurityGroup:
+        return await service.get_security_group(ctx, key)
+
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
+        return await service.list_security_groups(ctx, **filters)
+
+    async def update(self, service: NetworkService, ctx: RequestContext, key: str,
+                     values: dict[str, Any]) -> SecurityGroup:
+        return await service.update_security_group(ctx, key, **attributes.fields_of(self.resource, values))
+
+    async def delete(self, service: NetworkService, ctx: RequestContext, key: str) -> None:
+        await service.delete_security_group(ctx, key)
+
+    async def render(self, service: NetworkService, entities: list[Any]) -> list[dict[str, Any]]:
+        if not entities:
+            return []
+        rules = await service.rules_of([group.id for group in entities])
+        by_group: dict[str, list[SecurityGroupRule]] = {}
+        for rule in rules:
+            by_group.setdefault(rule.security_group_id, []).append(rule)
+        tags = await service.tags_of([group.id for group in entities])
+        return [views.security_group_view(group, by_group.get(group.id, []), tags.get(group.id, ()))
+                for group in entities]
+
+
+class SecurityGroupRules(Collection):
+    resource = SECURITY_GROUP_RULE
+
+    def create_spec(self, item: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        return {**RULE_DEFAULTS, **attributes.read_create(self.resource, item, ctx)}
+
+    async def create(self, service: NetworkService, ctx: RequestContext, specs: list[dict[str, Any]]) -> list[Any]:
+        # neutron's native bulk: every rule of one group, or none
+        return await service.create_security_group_rules(ctx, specs)
+
+    async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> SecurityGroupRule:
+        return await service.get_security_group_rule(ctx, key)
+
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
+        return await service.list_security_group_rules(ctx, **filters)
+
+    async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Any:
+        return await service.update_security_group_rule(ctx, key, **attributes.fields_of(self.resource, values))
+
+    async def delete(self, service: NetworkService, ctx: RequestContext, key: str) -> None:
+        await service.delete_security_group_rule(ctx, key)
+
+    async def render(self, service: NetworkService, entities: list[Any]) -> list[dict[str, Any]]:
+        return [views.security_group_rule_view(rule) for rule in entities]
+
+
+class Routers(Collection):
+    resource = ROUTER
+
+    async def create(self, service: NetworkService, ctx: RequestContext, specs: list[dict[str, Any]]) -> list[Any]:
+        async def create_one(spec: dict[str, Any]) -> Router:
+            return await service.create_router(ctx, **spec)
+
+        return await _one_by_one(create_one, lambda key: service.delete_router(ctx, key), specs)
+
+    async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> Router:
+        return await service.get_router(ctx, key)
+
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
+        return await service.list_routers(ctx, **filters)
+
+    async def update(self, service: NetworkService, ctx: RequestContext, key: str, values: dict[str, Any]) -> Router:
+        return await service.update_router(ctx, key, **attributes.fields_of(self.resource, values))
+
+    async def delete(self, service: NetworkService, ctx: RequestContext, key: str) -> None:
+        await service.delete_router(ctx, key)
+
+    async def render(self, service: NetworkService, entities: list[Any]) -> list[dict[str, Any]]:
+        ids = [router.id for router in entities]
+        gateways = await service.router_gateway_ports(ids) if ids else {}
+        tags = await service.tags_of(ids)
+        return [views.router_view(router, gateways.get(router.id), tags.get(router.id, ())) for router in entities]
+
+
+class FloatingIps(Collection):
+    resource = FLOATINGIP
+
+    async def create(self, service: NetworkService, ctx: RequestContext, specs: list[dict[str, Any]]) -> list[Any]:
+        async def create_one(spec: dict[str, Any]) -> FloatingIp:
+            return await service.create_floatingip(ctx, **spec)
+
+        return await _one_by_one(create_one, lambda key: service.delete_floatingip(ctx, key), specs)
+
+    async def get(self, service: NetworkService, ctx: RequestContext, key: str) -> FloatingIp:
+        return await service.get_floatingip(ctx, key)
+
+    async def list(self, service: NetworkService, ctx: RequestContext, filters: dict[str, Any]) -> list[Any]:
+        return await service.list_floatingips(ctx, **filters)
+
+    async def update(self, service: NetworkService, ctx: RequestContext, key: str,
+                     values: dict[str, Any]) -> FloatingIp:
+        return await service.update_floatingip(ctx, key, **attributes.fields_of(self.resource, values))
+
+    async def delete(self, service: NetworkService, ctx: RequestContext, key: str) -> None:
+        await service.delete_floatingip(ctx, key)
+
+    async def render(self, service: NetworkService, entities: list[Any]) -> list[dict[str, Any]]:
+        tags = await service.tags_of([fip.id for fip in entities])
+        return [views.floatingip_view(fip, tags.get(fip.id, ())) for fip in entities]
+
+
+COLLECTIONS: tuple[Collection, ...] = (Networks(), Subnets(), Ports(), SecurityGroups(), SecurityGroupRules(),
+                                       Routers(), FloatingIps())

@@ -44,6 +44,7 @@ _RENAMED: dict[type[ne.NetworkError], type[ne.NetworkError]] = {
     ne.UnrecognizedAttribute: HTTPBadRequest,
     ne.ReadOnlyAttribute: HTTPBadRequest,
     ne.InvalidFilter: HTTPBadRequest,
+    ne.AttributeRefused: HTTPBadRequest,
     ne.MacChangeOnBoundPort: PortBound,
 }
 

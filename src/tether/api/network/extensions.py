@@ -46,6 +46,29 @@ EXTENSIONS = (
      "2016-06-12T00:00:00-00:00"),
     ("sorting", "Sorting support", "Extension that indicates that sorting is enabled.",
      "2016-06-12T00:00:00-00:00"),
+    ("security-group", "security-group", "The security groups extension.", "2012-10-05T10:00:00-00:00"),
+    ("stateful-security-group", "Stateful security group", "Indicates if the security group is stateful or not",
+     "2019-11-26T09:00:00-00:00"),
+    ("port-security", "Port Security", "Provides port security", "2012-07-23T10:00:00-00:00"),
+    ("allowed-address-pairs", "Allowed Address Pairs", "Provides allowed address pairs",
+     "2013-07-23T10:00:00-00:00"),
+    ("extra_dhcp_opt", "Neutron Extra DHCP options",
+     "Extra options configuration for DHCP. For example PXE boot options to DHCP clients can be specified "
+     "(e.g. tftp-server, server-ip-address, bootfile-name)", "2013-03-17T12:00:00-00:00"),
+    ("router", "Neutron L3 Router", "Router abstraction for basic L3 forwarding between L2 Neutron networks and "
+     "access to external networks via a NAT gateway.", "2012-07-20T10:00:00-00:00"),
+    ("ext-gw-mode", "Neutron L3 Configurable external gateway mode",
+     "Extension of the router abstraction for specifying whether SNAT should occur on the external gateway",
+     "2013-03-28T10:00:00-00:00"),
+    ("extraroute", "Neutron Extra Route", "Extra routes configuration for L3 router", "2013-02-01T10:00:00-00:00"),
+    ("quotas", "Quota management support", "Expose functions for quotas management per project",
+     "2012-07-29T10:00:00-00:00"),
+    ("quota_details", "Quota details management support",
+     "Expose functions for quotas usage statistics per project", "2017-02-10T10:00:00-00:00"),
+    ("agent", "agent", "The agent management extension.", "2013-02-03T10:00:00-00:00"),
+    ("standard-attr-tag", "Tag support for resources with standard attribute: subnet, trunk, network_segment_range, "
+     "router, network, policy, subnetpool, port, security_group, floatingip",
+     "Enables to set tag on resources with standard attribute.", "2017-01-01T00:00:00-00:00"),
 )
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from tether.api import paging
 from tether.api.network.attributes import Resource
 from tether.api.network.errors import HTTPBadRequest
+from tether.domain import network_tags
 from tether.domain.errors.network import BadRequest, InvalidInput
 from tether.domain.listing import AtLeast
 
@@ -42,6 +43,8 @@ class ListQuery:
     marker: str | None = None
     page_reverse: bool = False
     changed_since: float | None = None
+    # tags, tags-any, not-tags, not-tags-any: each a list of comma lists
+    tag_filters: dict[str, list[str]] = field(default_factory=dict)
 
 
 def parse_query(resource: Resource, params: list[tuple[str, str]]) -> ListQuery:
@@ -52,6 +55,9 @@ def parse_query(resource: Resource, params: list[tuple[str, str]]) -> ListQuery:
     invalid = []
     for name, values in grouped.items():
         if name in NOT_FILTERS:
+            continue
+        if name in network_tags.TAG_FILTERS and "tags" in resource.by_name:
+            query.tag_filters[name] = values
             continue
         attr = resource.by_name.get(name)
         if attr is None or not attr.filter or not attr.visible:

@@ -10,6 +10,8 @@ from fastapi.responses import JSONResponse
 from tether.api import jsonbody, openapi
 from tether.api.deps import caller, cloud
 from tether.api.network import attributes, listing
+from tether.api.network import l3_attributes as l3a
+from tether.api.network import security_group_attributes as sga
 from tether.api.network.attributes import Attr, Resource
 from tether.api.network.collections import Collection
 from tether.api.network.errors import HTTPBadRequest, MalformedRequestBody, neutron_errors
@@ -23,7 +25,7 @@ def _service(request: Request) -> NetworkService:
     return cloud(request).network
 
 
-async def _body(request: Request) -> Any:
+async def read_body(request: Request) -> Any:
     raw = await request.body()
     if not raw:
         raise HTTPBadRequest("Resource body required")
@@ -43,6 +45,15 @@ _SCHEMAS: dict[Any, openapi.Schema] = {
     attributes.to_mac_or_none: {"type": ["string", "null"], "pattern": "^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$"},
     attributes.to_vnic_type: {"type": "string", "enum": list(VNIC_TYPES)},
     attributes.no_subnet_pools: {"type": "integer"},
+    attributes.passthrough: {},
+    sga.to_direction: {"type": "string", "enum": ["ingress", "egress"]},
+    sga.to_protocol: {"type": ["string", "integer", "null"]},
+    sga.to_ethertype: {"type": "string"},
+    sga.to_port: {"type": ["integer", "null"], "minimum": 0, "maximum": 65535},
+    sga.to_ip_prefix: {"type": ["string", "null"]},
+    sga.to_group_id: {"type": ["string", "null"]},
+    l3a.to_uuid_or_none: {"type": ["string", "null"]},
+    l3a.to_string_or_none: {"type": ["string", "null"]},
 }
 
 
@@ -83,10 +94,11 @@ def _list_query(resource: Resource) -> list[openapi.Schema]:
 def add_routes(router: APIRouter, collection: Collection) -> None:
     resource = collection.resource
     singular, plural = resource.singular, resource.plural
+    path = plural.replace("_", "-")  # /security-groups holds {"security_groups": [...]}
 
     async def create(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
         with neutron_errors():
-            items, bulk = attributes.body_items(resource, await _body(request))
+            items, bulk = attributes.body_items(resource, await read_body(request))
             specs = [collection.create_spec(item, ctx) for item in items]
             service = _service(request)
             shown = [for_caller(resource, view, ctx)
@@ -118,7 +130,7 @@ def add_routes(router: APIRouter, collection: Collection) -> None:
 
     async def update(key: str, request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
         with neutron_errors():
-            items, _ = attributes.body_items(resource, await _body(request), bulk_allowed=False)
+            items, _ = attributes.body_items(resource, await read_body(request), bulk_allowed=False)
             values = attributes.read_update(resource, items[0], ctx)
             service = _service(request)
             (view,) = await collection.render(service, [await collection.update(service, ctx, key, values)])
@@ -129,13 +141,13 @@ def add_routes(router: APIRouter, collection: Collection) -> None:
             await collection.delete(_service(request), ctx, key)
         return Response(status_code=204)
 
-    router.add_api_route(f"/{plural}", create, methods=["POST"], status_code=201, name=f"create_{singular}",
+    router.add_api_route(f"/{path}", create, methods=["POST"], status_code=201, name=f"create_{singular}",
                          openapi_extra=openapi.extra(openapi.json_body(_body_schema(resource, create=True))))
-    router.add_api_route(f"/{plural}", index, methods=["GET"], name=f"list_{plural}",
+    router.add_api_route(f"/{path}", index, methods=["GET"], name=f"list_{plural}",
                          openapi_extra=openapi.extra(params=_list_query(resource)))
-    router.add_api_route(f"/{plural}/{{key}}", show, methods=["GET"], name=f"show_{singular}",
+    router.add_api_route(f"/{path}/{{key}}", show, methods=["GET"], name=f"show_{singular}",
                          openapi_extra=openapi.extra(params=openapi.query({"fields": openapi.STRING})))
-    router.add_api_route(f"/{plural}/{{key}}", update, methods=["PUT"], name=f"update_{singular}",
+    router.add_api_route(f"/{path}/{{key}}", update, methods=["PUT"], name=f"update_{singular}",
                          openapi_extra=openapi.extra(openapi.json_body(_body_schema(resource, create=False))))
-    router.add_api_route(f"/{plural}/{{key}}", delete, methods=["DELETE"], status_code=204,
+    router.add_api_route(f"/{path}/{{key}}", delete, methods=["DELETE"], status_code=204,
                          name=f"delete_{singular}")

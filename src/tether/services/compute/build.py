@@ -127,7 +127,8 @@ class Build:
                     port = await self.network.create_port(
                         ctx, network_id=requested["network_id"], fixed_ips=fixed, device_id=instance.uuid,
                         device_owner=DEFAULT_COMPUTE_OWNER, binding_host_id=host or "", binding_vnic_type=vnic,
-                        project_id=instance.project_id, created_by=CREATED_BY_COMPUTE)
+                        project_id=instance.project_id, created_by=CREATED_BY_COMPUTE,
+                        security_groups=requested.get("security_groups"))
                     preserve = False
             except TetherError as error:
                 raise network_error(error, port_id=requested.get("port_id"),

@@ -51,6 +51,8 @@ class ServerRecord:
     fault: InstanceFault | None
     # The hypervisor row of the instance's host (None for bare metal or no host).
     hypervisor: Hypervisor | None = None
+    # The names of the security groups on the instance's ports, as nova reads them from neutron.
+    security_groups: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -220,12 +222,32 @@ async def _records(conn: StoreConnection, instances: list[Instance], with_hosts:
     hosts = _one_or_all(i.host for i in instances if i.host and not i.is_baremetal) if with_hosts else []
     hypervisors = {hypervisor.hostname: hypervisor
                    for hypervisor in await repos.hypervisors.find(conn, hostname=hosts)} if hosts else {}
+    groups = await _security_group_names(conn, instances)
     return [
         ServerRecord(instance=instance, flavor=flavors.get(instance.flavor_id), vifs=vifs.get(instance.uuid, []),
                      network_names=names, fault=faults.get(instance.uuid),
-                     hypervisor=hypervisors.get(instance.host or ""))
+                     hypervisor=hypervisors.get(instance.host or ""), security_groups=groups.get(instance.uuid, []))
         for instance in instances
     ]
+
+
+async def _security_group_names(conn: StoreConnection, instances: list[Instance]) -> dict[str, list[str]]:
+    """nova's ``_add_security_grps``: the distinct names of the groups on each instance's ports."""
+    live = _one_or_all(i.uuid for i in instances if not i.deleted)
+    if not live:
+        return {}
+    ports = await repos.ports.find(conn, order_by=("created_at", "id"), device_id=live)
+    group_ids = _one_or_all(group_id for port in ports for group_id in port.security_group_ids or [])
+    if not group_ids:
+        return {}
+    names = {group.id: group.name for group in await repos.security_groups.find(conn, id=group_ids)}
+    found: dict[str, list[str]] = defaultdict(list)
+    for port in ports:
+        for group_id in port.security_group_ids or []:
+            name = names.get(group_id)
+            if name is not None and name not in found[port.device_id]:
+                found[port.device_id].append(name)
+    return found
 
 
 def _one_or_all(values: Iterable[str]) -> str | list[str]:

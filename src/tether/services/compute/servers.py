@@ -88,6 +88,7 @@ class Servers:
         details: dict[str, Any] | None = None,
         min_count: int = 1,
         max_count: int = 1,
+        security_groups: list[str] | None = None,
     ) -> tuple[list[Instance], str]:
         """Accept ``max_count`` servers, or as many as the quota allows if that is at least ``min_count``
         (nova's multi-create), each named ``name-N`` when more than one is asked for; and their
@@ -114,6 +115,11 @@ class Servers:
             requested = await self._resolve_networks(ctx, networks)
         except (ce.NetworkNotFound, ce.PortNotFound) as error:
             raise ce.ComputeBadRequest(reason=error.message) from None
+        if security_groups is not None:
+            group_ids = await self._resolve_security_groups(ctx, security_groups)
+            # nova hands the groups to the ports it creates; a port the user brought keeps its own
+            requested = [{**entry, "security_groups": group_ids} if "network_id" in entry else entry
+                         for entry in requested]
         if max_count > 1:
             _one_port_or_address_per_server(requested)
         now = self.rt.now()
@@ -143,6 +149,24 @@ class Servers:
             self.rt.note(f"server {instance.name} ({instance.uuid}) accepted")
             self.rt.spawn(self.build.run(instance.uuid, ctx.request_id), name=f"compute.build:{instance.name}")
         return instances, reservation_id
+
+    async def _resolve_security_groups(self, ctx: RequestContext, names: list[str]) -> list[str]:
+        """nova's ``_process_security_groups``: each name (or id) names exactly one of the project's groups."""
+        visible = await self.network.list_security_groups(ctx, project_id=ctx.project_id) \
+            if ctx.project_id else []
+        found: list[str] = []
+        for name in names:
+            matches = [group.id for group in visible if group.name == name]
+            if len(matches) > 1:
+                raise ce.ComputeConflict(reason=f"Multiple security groups found matching '{name}'. "
+                                                "Use an ID to be more specific.")
+            if not matches:
+                matches = [group.id for group in visible if group.id == name]
+            if not matches:
+                raise ce.ComputeBadRequest(reason=f"Security group {name} not found.")
+            if matches[0] not in found:
+                found.append(matches[0])
+        return found
 
     async def _resolve_networks(
         self, ctx: RequestContext, networks: str | list[dict[str, Any]]

@@ -68,6 +68,8 @@ class Bindings:
             if host_id != port.binding_host_id:
                 # plugged somewhere else now: ACTIVE again only once that host's agent sees it
                 _, values["status"] = port_states.next_state(port.binding_host_id, port.status, "bind")
+            if port_states.is_wired(vnic, host_id, values.get("binding_profile", port.binding_profile)):
+                _, values["status"] = port_states.next_state(host_id, values.get("status", port.status), "wired")
             return await self._change(conn, port, values)
 
     async def unbind_port(self, port_id: str, *, reset_mac: bool) -> Port | None:

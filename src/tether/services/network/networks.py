@@ -16,7 +16,7 @@ from tether.domain.listing import ListQuery
 from tether.domain.network import NETWORK_TYPES, Network
 from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
-from tether.services.network import policy, rows, validation
+from tether.services.network import policy, quota_usage, rows, validation
 from tether.services.network.filters import column_filters, listed
 from tether.services.network.lookups import owned_network, visible_network
 from tether.store import repos
@@ -25,7 +25,7 @@ from tether.store.database import Store
 if TYPE_CHECKING:
     from tether.store.database import StoreConnection
 
-UPDATABLE = ("name", "description", "admin_state_up", "shared", "external", "mtu")
+UPDATABLE = ("name", "description", "admin_state_up", "shared", "external", "mtu", "port_security_enabled")
 READ_ONLY = (
     "id", "project_id", "status", "created_at", "updated_at",
     "provider_network_type", "provider_physical_network", "provider_segmentation_id",
@@ -54,7 +54,7 @@ def _check_values(values: dict[str, Any]) -> None:
     for attr in ("name", "description"):
         if attr in values:
             validation.string(attr, values[attr])
-    for attr in ("admin_state_up", "shared", "external"):
+    for attr in ("admin_state_up", "shared", "external", "port_security_enabled"):
         if attr in values:
             validation.boolean(attr, values[attr])
     if "mtu" in values:
@@ -82,10 +82,12 @@ class Networks:
         provider_segmentation_id: int | None = None,
         description: str = "",
         network_id: str | None = None,  # internal callers that name it first (a stack, rule 5)
+        port_security_enabled: bool = True,
     ) -> Network:
         policy.require_write(ctx)
         _check_values({"name": name, "description": description, "admin_state_up": admin_state_up,
-                       "shared": shared, "external": external, "mtu": mtu})
+                       "shared": shared, "external": external, "mtu": mtu,
+                       "port_security_enabled": port_security_enabled})
         _check_provider(provider_network_type, provider_physical_network, provider_segmentation_id)
         if shared or external or provider_physical_network is not None or provider_segmentation_id is not None:
             policy.require_admin(ctx)
@@ -96,9 +98,10 @@ class Networks:
             provider_network_type=provider_network_type,
             provider_physical_network=provider_physical_network,
             provider_segmentation_id=provider_segmentation_id,
-            description=description, created_at=now, updated_at=now,
+            description=description, created_at=now, updated_at=now, port_security_enabled=port_security_enabled,
         )
         async with self.store.begin() as conn:
+            await quota_usage.check(conn, network.project_id, "network", 1)
             await repos.networks.add(conn, network)
         return network
 
@@ -130,17 +133,26 @@ class Networks:
             return await rows.network(conn, network.id)  # type: ignore[return-value]
 
     async def delete_network(self, ctx: RequestContext, network_id: str) -> None:
-        """Refused while a port other than the network's own (DHCP, router) remains; takes its subnets along."""
+        """Refused while a port other than the network's own (DHCP) remains; takes its subnets along."""
         policy.require_write(ctx)
         async with self.store.begin() as conn:
             network = await owned_network(conn, ctx, network_id, lock="update")
             ports = await repos.ports.find(conn, network_id=network.id)
-            if any(not port.owned_by_network for port in ports):
+            # an external network's floating IPs that no port uses go with it, as neutron's L3 plugin does
+            loose = {fip.floating_port_id: fip for fip in await repos.floating_ips.find(
+                conn, floating_network_id=network.id, port_id=None)}
+            if any(not port.auto_deleted and port.id not in loose for port in ports):
                 raise NetworkInUse(net_id=network.id)
+            for fip in loose.values():
+                await repos.resource_tags.delete_where(conn, resource_id=fip.id)
+                await repos.floating_ips.delete(conn, fip.id)
             for port in ports:
                 await rows.delete_port(conn, port.id)
             await repos.ip_allocations.delete_where(conn, network_id=network.id)
+            for subnet in await repos.subnets.find(conn, network_id=network.id):
+                await repos.resource_tags.delete_where(conn, resource_id=subnet.id)
             await repos.subnets.delete_where(conn, network_id=network.id)
+            await repos.resource_tags.delete_where(conn, resource_id=network.id)
             await repos.networks.delete(conn, network.id)
 
 

@@ -1,7 +1,7 @@
 """Who may see and change what, after neutron's default policy.
 
 A non-admin sees its own project's resources plus shared and external
-networks (and their subnets). What it may not see answers NotFound exactly
+networks (and a shared network's subnets). What it may not see answers NotFound exactly
 like what does not exist, so ids never leak across projects.
 """
 
@@ -33,7 +33,9 @@ def visible_networks(ctx: RequestContext) -> tuple[Filters, ...]:
 
 
 def can_see_subnet(ctx: RequestContext, subnet: Subnet, network: Network | None) -> bool:
-    return ctx.owns(subnet.project_id) or (network is not None and can_see_network(ctx, network))
+    """neutron's get_subnet: the owner's, or a shared network's; an external network's subnets stay its
+    owner's (others see the network, to route and float IPs to it, not its subnets)."""
+    return ctx.owns(subnet.project_id) or (network is not None and network.shared)
 
 
 def can_see_port(ctx: RequestContext, port: Port) -> bool:

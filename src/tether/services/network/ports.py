@@ -9,20 +9,27 @@ from typing import TYPE_CHECKING, Any
 
 from tether.domain import port_states
 from tether.domain.errors.network import (
+    AddressPairAndPortSecurityRequired,
     BadRequest,
     MacChangeOnBoundPort,
+    PortSecurityAndIPRequiredForSecurityGroups,
+    PortSecurityPortHasSecurityGroup,
+    SecurityGroupNotFound,
+    ServicePortInUse,
 )
 from tether.domain.events import VifDeleted
 from tether.domain.ids import new_uuid
 from tether.domain.listing import ListQuery
-from tether.domain.network import CREATED_BY_USER, CREATORS, DOWN, VNIC_TYPES, Port, vif_type_for
+from tether.domain.network import CREATED_BY_USER, CREATORS, DOWN, FLOATINGIP_OWNER, VNIC_TYPES, Port, vif_type_for
 from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
-from tether.services.network import events, fixed_ips, policy, rows, validation
+from tether.services.network import events, fixed_ips, policy, port_extras, quota_usage, rows, validation
 from tether.services.network.filters import as_values, column_filters, listed, own_projects_only
 from tether.services.network.lookups import visible_network, visible_port
 from tether.services.network.notifier import Notifier
 from tether.services.network.port_lock import port_lock
+from tether.services.network.security_groups import SecurityGroups, default_group_id
+from tether.services.network.service_ports import L3_OWNERS
 from tether.store import repos
 from tether.store.database import Store
 
@@ -30,13 +37,15 @@ if TYPE_CHECKING:
     from tether.store.database import StoreConnection
 
 BINDING_FIELDS = ("binding_host_id", "binding_vnic_type", "binding_profile")
+EXTRA_FIELDS = ("security_groups", "port_security_enabled", "allowed_address_pairs", "extra_dhcp_opts")
 UPDATABLE = (
     "name", "description", "admin_state_up", "device_id", "device_owner", *BINDING_FIELDS,
-    "mac_address", "fixed_ips",
+    "mac_address", "fixed_ips", *EXTRA_FIELDS,
 )
 READ_ONLY = ("id", "network_id", "project_id", "status", "binding_vif_type", "created_by",
              "created_at", "updated_at")
 ADDRESS_FILTERS = ("ip_address", "subnet_id")
+GROUP_FILTERS = ("security_groups",)
 
 
 @dataclass
@@ -56,6 +65,11 @@ class PortSpec:
     project_id: str | None = None
     created_by: str = CREATED_BY_USER
     description: str = ""
+    # None: what neutron gives (the project's default group; the network's port security)
+    security_groups: list[str] | None = None
+    port_security_enabled: bool | None = None
+    allowed_address_pairs: list[dict[str, str]] | None = None
+    extra_dhcp_opts: list[dict[str, Any]] | None = None
     # Internal callers only (a stack names its ports before making them, rule 5): never from the API.
     id: str | None = None
     created_for: str = ""
@@ -81,6 +95,9 @@ class _Checked:
     mac: str | None
     requests: list[fixed_ips.Request] | None
     profile: dict[str, Any]
+    groups: list[str] | None
+    pairs: list[dict[str, str]]
+    dhcp_opts: list[dict[str, Any]]
 
 
 def _check_port_values(values: dict[str, Any]) -> None:
@@ -102,7 +119,12 @@ def _check_spec(spec: PortSpec) -> _Checked:
     if spec.project_id is not None:
         validation.string("project_id", spec.project_id)
     mac = None if spec.mac_address is None else validation.mac_address(spec.mac_address)
-    return _Checked(spec, mac, fixed_ips.parse(spec.fixed_ips), dict(spec.binding_profile or {}))
+    if spec.port_security_enabled is not None:
+        validation.boolean("port_security_enabled", spec.port_security_enabled)
+    groups = None if spec.security_groups is None else port_extras.security_group_ids(spec.security_groups)
+    return _Checked(spec, mac, fixed_ips.parse(spec.fixed_ips), dict(spec.binding_profile or {}), groups,
+                    port_extras.address_pairs(spec.allowed_address_pairs),
+                    port_extras.initial_dhcp_opts(port_extras.dhcp_opts(spec.extra_dhcp_opts)))
 
 
 def _asks_for_address(requests: list[fixed_ips.Request] | None) -> bool:
@@ -115,6 +137,7 @@ class Ports:
     rt: Runtime
     rng: random.Random
     notifier: Notifier
+    security_groups: SecurityGroups
 
     async def create_port(
         self,
@@ -135,13 +158,19 @@ class Ports:
         description: str = "",
         port_id: str | None = None,
         created_for: str = "",
+        security_groups: list[str] | None = None,
+        port_security_enabled: bool | None = None,
+        allowed_address_pairs: list[dict[str, str]] | None = None,
+        extra_dhcp_opts: list[dict[str, Any]] | None = None,
     ) -> Port:
         spec = PortSpec(
             network_id=network_id, name=name, mac_address=mac_address, fixed_ips=fixed_ips,
             device_id=device_id, device_owner=device_owner, binding_host_id=binding_host_id,
             binding_vnic_type=binding_vnic_type, binding_profile=binding_profile,
             admin_state_up=admin_state_up, project_id=project_id, created_by=created_by,
-            description=description, id=port_id, created_for=created_for,
+            description=description, id=port_id, created_for=created_for, security_groups=security_groups,
+            port_security_enabled=port_security_enabled, allowed_address_pairs=allowed_address_pairs,
+            extra_dhcp_opts=extra_dhcp_opts,
         )
         (port,) = await self._create(ctx, [spec])
         return port
@@ -161,14 +190,25 @@ class Ports:
 
     async def list_ports(self, ctx: RequestContext, query: ListQuery | None = None, marker: Port | None = None,
                          **filters: Any) -> list[Port]:
-        """The ports ``filters`` (column equality, or ``ip_address``/``subnet_id`` of a fixed IP) and ``query``
-        (its order and page, after ``marker``) pick, of those the caller may see, paged in the database."""
-        filters = column_filters(repos.ports.table, filters, extra=ADDRESS_FILTERS)
+        """The ports ``filters`` (column equality, ``ip_address``/``subnet_id`` of a fixed IP, or any of
+        ``security_groups``) and ``query`` (its order and page, after ``marker``) pick, of those the caller
+        may see, paged in the database."""
+        filters = column_filters(repos.ports.table, filters, extra=ADDRESS_FILTERS + GROUP_FILTERS)
         by_address = {name: filters.pop(name) for name in ADDRESS_FILTERS if name in filters}
+        by_group = filters.pop("security_groups", None)
         own_projects_only(ctx, filters)  # policy.can_see_port, as a filter
         async with self.store.begin() as conn:
+            holders: set[str] | None = None
             if by_address:
                 holders = {a.port_id for a in await repos.ip_allocations.find(conn, **by_address)}
+            if by_group is not None:
+                # A port's groups are a JSON list, which no index serves: the group's ports are read among
+                # the ports the other filters pick, and the page is then taken by id.
+                wanted = set(as_values(by_group))
+                members = {port.id for port in await repos.ports.find(conn, **filters)
+                           if wanted & set(port.security_group_ids)}
+                holders = members if holders is None else holders & members
+            if holders is not None:
                 if "id" in filters:
                     holders &= set(as_values(filters["id"]))
                 filters["id"] = sorted(holders)
@@ -187,6 +227,7 @@ class Ports:
         requests = None
         if "fixed_ips" in changes:
             requests = fixed_ips.parse(validation.list_of("fixed_ips", changes["fixed_ips"]))
+        extras = _checked_extras(changes)
         readdressing = requests is not None or "mac_address" in changes
         async with port_lock(self.rt, port_id), self.store.begin() as conn:
             before = await visible_port(conn, ctx, port_id)
@@ -197,6 +238,7 @@ class Ports:
             if ("mac_address" in changes or _asks_for_address(requests)) and not policy.owns_network(ctx, network):
                 policy.require_admin(ctx)
             values = await self._column_changes(conn, before, changes, new_mac)
+            values.update(await _extra_changes(conn, ctx, before, extras))
             if values:
                 await rows.update_port(conn, before, updated_at=self.rt.now(), **values)
             if readdressing:
@@ -217,6 +259,9 @@ class Ports:
         policy.require_write(ctx)
         async with port_lock(self.rt, port_id), self.store.begin() as conn:
             port = await visible_port(conn, ctx, port_id, lock="update")
+            if port.device_owner in L3_OWNERS and await _l3_owner_exists(conn, port):
+                # neutron's prevent_l3_port_deletion: the router or floating IP removes it
+                raise ServicePortInUse(port_id=port.id, reason=f"has device owner {port.device_owner}")
             await rows.delete_port(conn, port.id)
         await self.rt.checkpoint("network.port_delete.before_notify")
         self.notifier.send([e for e in [events.event_for(port, VifDeleted)] if e is not None])
@@ -227,7 +272,7 @@ class Ports:
         self, conn: StoreConnection, before: Port, changes: dict[str, Any], new_mac: str | None
     ) -> dict[str, Any]:
         """The port-row values an update sets, with the binding's derived columns kept consistent."""
-        values = {name: changes[name] for name in changes if name not in ("mac_address", "fixed_ips")}
+        values = {name: changes[name] for name in changes if name not in ("mac_address", "fixed_ips", *EXTRA_FIELDS)}
         if "binding_profile" in values:
             values["binding_profile"] = dict(values["binding_profile"] or {})
         if "mac_address" in changes:
@@ -244,6 +289,11 @@ class Ports:
             if host != before.binding_host_id:
                 event = "bind" if host else "unbind"
                 _, values["status"] = port_states.next_state(before.binding_host_id, before.status, event)
+        if any(name in values for name in BINDING_FIELDS):
+            host = values.get("binding_host_id", before.binding_host_id)
+            if port_states.is_wired(values.get("binding_vnic_type", before.binding_vnic_type), host,
+                                    values.get("binding_profile", before.binding_profile)):
+                _, values["status"] = port_states.next_state(host, values.get("status", before.status), "wired")
         return values
 
     async def _create(self, ctx: RequestContext, specs: list[PortSpec]) -> list[Port]:
@@ -253,6 +303,8 @@ class Ports:
             if item.spec.binding_host_id or item.spec.binding_profile or item.spec.created_by != CREATED_BY_USER:
                 policy.require_admin(ctx)
 
+        for project in sorted({item.spec.project_id or ctx.project_id or "" for item in checked}):
+            await self.security_groups.ensure_default(project)
         async with self.store.begin() as conn:
             # addresses are handed out under the networks' row locks, taken in one order (see rows.py)
             for network_id in sorted({item.spec.network_id for item in checked}):
@@ -266,21 +318,110 @@ class Ports:
         if (item.mac is not None or _asks_for_address(item.requests)) and not policy.owns_network(ctx, network):
             policy.require_admin(ctx)
         now = self.rt.now()
+        project = policy.project_for(ctx, spec.project_id, network.project_id)
+        await quota_usage.check(conn, project, "port", 1)
+        secure = network.port_security_enabled if spec.port_security_enabled is None else spec.port_security_enabled
+        if item.pairs and not secure:
+            raise AddressPairAndPortSecurityRequired()
         port = Port(
             id=spec.id or new_uuid(self.rng), name=spec.name, network_id=network.id,
-            project_id=policy.project_for(ctx, spec.project_id, network.project_id),
+            project_id=project,
             mac_address=item.mac or await rows.fresh_mac(conn, self.rng, network.id),
             admin_state_up=spec.admin_state_up, status=DOWN, device_id=spec.device_id,
             device_owner=spec.device_owner, binding_host_id=spec.binding_host_id,
             binding_vnic_type=spec.binding_vnic_type, binding_profile=item.profile,
             binding_vif_type=vif_type_for(spec.binding_vnic_type, spec.binding_host_id),
             created_by=spec.created_by, created_for=spec.created_for, description=spec.description,
-            created_at=now, updated_at=now,
+            created_at=now, updated_at=now, port_security_enabled=secure,
+            extra_dhcp_opts=item.dhcp_opts,
         )
+        port.allowed_address_pairs = port_extras.with_port_mac(item.pairs, port.mac_address)
         await rows.insert_port(conn, port)
         subnets = await rows.subnets_of(conn, network.id)
         await fixed_ips.Allocator(conn, network.id, subnets).allocate(port, item.requests)
+        has_ip = bool(await rows.allocations_of(conn, port.id))
+        groups = await _groups_for_new_port(conn, ctx, port, item.groups, secure, has_ip)
+        if groups:
+            await rows.update_port(conn, port, security_group_ids=groups)
+            port.security_group_ids = groups
         return port
+
+
+async def _groups_for_new_port(conn: StoreConnection, ctx: RequestContext, port: Port, requested: list[str] | None,
+                               secure: bool, has_ip: bool) -> list[str]:
+    """neutron's ``_ensure_default_security_group_on_port`` and ``_get_security_groups_on_port``."""
+    if requested is None:
+        if not secure or not has_ip or port.owned_by_network:
+            return []
+        default = await repos.security_groups.get(conn, default_group_id(port.project_id))
+        return [default.id] if default is not None else []
+    if requested and (not secure or not has_ip):
+        raise PortSecurityAndIPRequiredForSecurityGroups()
+    await _check_groups(conn, ctx, port.project_id, requested)
+    return requested
+
+
+async def _check_groups(conn: StoreConnection, ctx: RequestContext, project_id: str, group_ids: list[str]) -> None:
+    found = {group.id: group for group in await repos.security_groups.find(conn, id=group_ids)} if group_ids else {}
+    missing = [group_id for group_id in group_ids if group_id not in found
+               or (not ctx.is_admin and found[group_id].project_id != project_id)]
+    if missing:
+        raise SecurityGroupNotFound(id=", ".join(missing))
+
+
+@dataclass
+class _Extras:
+    groups: list[str] | None
+    secure: bool | None
+    pairs: list[dict[str, str]] | None
+    dhcp_opts: list[dict[str, Any]] | None
+
+
+def _checked_extras(changes: dict[str, Any]) -> _Extras:
+    secure = changes.get("port_security_enabled")
+    if secure is not None:
+        validation.boolean("port_security_enabled", secure)
+    return _Extras(
+        groups=port_extras.security_group_ids(changes["security_groups"]) if "security_groups" in changes else None,
+        secure=secure,
+        pairs=port_extras.address_pairs(changes["allowed_address_pairs"])
+        if "allowed_address_pairs" in changes else None,
+        dhcp_opts=port_extras.dhcp_opts(changes["extra_dhcp_opts"]) if "extra_dhcp_opts" in changes else None,
+    )
+
+
+async def _extra_changes(conn: StoreConnection, ctx: RequestContext, before: Port, extras: _Extras) -> dict[str, Any]:
+    """The port-row values an update of its groups, port security, pairs and DHCP options sets."""
+    values: dict[str, Any] = {}
+    secure = before.port_security_enabled if extras.secure is None else extras.secure
+    groups = before.security_group_ids if extras.groups is None else extras.groups
+    pairs = before.allowed_address_pairs if extras.pairs is None else extras.pairs
+    if not secure:
+        if extras.groups:
+            raise PortSecurityAndIPRequiredForSecurityGroups()
+        if groups:
+            raise PortSecurityPortHasSecurityGroup()
+        if pairs:
+            raise AddressPairAndPortSecurityRequired()
+    if extras.groups:
+        if not before.fixed_ips:
+            raise PortSecurityAndIPRequiredForSecurityGroups()
+        await _check_groups(conn, ctx, before.project_id, extras.groups)
+    if extras.groups is not None:
+        values["security_group_ids"] = extras.groups
+    if extras.secure is not None:
+        values["port_security_enabled"] = extras.secure
+    if extras.pairs is not None:
+        values["allowed_address_pairs"] = port_extras.with_port_mac(extras.pairs, before.mac_address)
+    if extras.dhcp_opts is not None:
+        values["extra_dhcp_opts"] = port_extras.merged_dhcp_opts(before.extra_dhcp_opts or [], extras.dhcp_opts)
+    return values
+
+
+async def _l3_owner_exists(conn: StoreConnection, port: Port) -> bool:
+    if port.device_owner == FLOATINGIP_OWNER:
+        return await repos.floating_ips.get(conn, port.device_id) is not None
+    return await repos.routers.get(conn, port.device_id) is not None
 
 
 def _differs(before: Port, after: Port) -> bool:

@@ -140,6 +140,10 @@ async def release_addresses(conn: StoreConnection, port_id: str) -> int:
 async def delete_port(conn: StoreConnection, port_id: str) -> None:
     # rule 2: a port's addresses go in the same transaction as the port, never after it
     await release_addresses(conn, port_id)
+    await repos.resource_tags.delete_where(conn, resource_id=port_id)
+    # rule 2: a floating IP is let go of, not left pointing at a port that is gone
+    await repos.floating_ips.update_where(conn, {"port_id": port_id}, port_id=None, fixed_ip_address=None,
+                                          router_id=None, status="DOWN")
     await repos.ports.delete(conn, port_id)
 
 

@@ -19,11 +19,17 @@ import random
 from tether.runtime.bus import MessageBus
 from tether.runtime.runtime import Runtime
 from tether.services.network.agent import Agent
+from tether.services.network.agent_records import AgentRecords
 from tether.services.network.bindings import Bindings
+from tether.services.network.floating_ips import FloatingIps
 from tether.services.network.networks import Networks
 from tether.services.network.notifier import Notifier
 from tether.services.network.ports import Ports
+from tether.services.network.quotas import Quotas
+from tether.services.network.routers import Routers
+from tether.services.network.security_groups import SecurityGroups
 from tether.services.network.subnets import Subnets
+from tether.services.network.tags import Tags
 from tether.store.database import Store
 
 
@@ -40,7 +46,8 @@ class NetworkService:
         notifier = Notifier(bus)
         networks = Networks(store, runtime, rng)
         subnets = Subnets(store, runtime, rng)
-        ports = Ports(store, runtime, rng, notifier)
+        security_groups = SecurityGroups(store, runtime, rng)
+        ports = Ports(store, runtime, rng, notifier, security_groups)
         bindings = Bindings(store, runtime, rng)
         agent = Agent(store, runtime, notifier)
 
@@ -64,6 +71,54 @@ class NetworkService:
         self.list_ports = ports.list_ports
         self.update_port = ports.update_port
         self.delete_port = ports.delete_port
+        # security groups and their rules
+        self.ensure_default_security_group = security_groups.ensure_default
+        self.create_security_group = security_groups.create_security_group
+        self.get_security_group = security_groups.get_security_group
+        self.list_security_groups = security_groups.list_security_groups
+        self.update_security_group = security_groups.update_security_group
+        self.delete_security_group = security_groups.delete_security_group
+        self.rules_of = security_groups.rules_of
+        self.create_security_group_rules = security_groups.create_security_group_rules
+        self.get_security_group_rule = security_groups.get_security_group_rule
+        self.list_security_group_rules = security_groups.list_security_group_rules
+        self.update_security_group_rule = security_groups.update_security_group_rule
+        self.delete_security_group_rule = security_groups.delete_security_group_rule
+        # the agents neutron would list
+        agents = AgentRecords(store, runtime, runtime.now())
+        self.list_agents = agents.list_agents
+        self.get_agent = agents.get_agent
+        # routers and floating IPs
+        routers = Routers(store, runtime, rng)
+        self.create_router = routers.create_router
+        self.get_router = routers.get_router
+        self.list_routers = routers.list_routers
+        self.update_router = routers.update_router
+        self.delete_router = routers.delete_router
+        self.router_gateway_ports = routers.gateway_ports
+        self.add_router_interface = routers.add_router_interface
+        self.remove_router_interface = routers.remove_router_interface
+        floating_ips = FloatingIps(store, runtime, rng)
+        self.create_floatingip = floating_ips.create_floatingip
+        self.get_floatingip = floating_ips.get_floatingip
+        self.list_floatingips = floating_ips.list_floatingips
+        self.update_floatingip = floating_ips.update_floatingip
+        self.delete_floatingip = floating_ips.delete_floatingip
+        # neutron's quotas
+        quotas = Quotas(store)
+        self.projects_with_limits = quotas.projects_with_limits
+        self.project_limits = quotas.project_limits
+        self.project_usage = quotas.project_usage
+        self.set_quota_limits = quotas.set_limits
+        self.reset_quota_limits = quotas.reset_limits
+        # tags
+        tags = Tags(store)
+        self.tags_of = tags.tags_of
+        self.replace_tags = tags.replace_tags
+        self.add_tag = tags.add_tag
+        self.has_tag = tags.has_tag
+        self.remove_tag = tags.remove_tag
+        self.remove_all_tags = tags.remove_all
         # what compute and bare metal bind ports with
         self.bind_port = bindings.bind_port
         self.unbind_port = bindings.unbind_port

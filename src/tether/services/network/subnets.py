@@ -6,9 +6,12 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+import netaddr
+
 from tether.domain import ipam
 from tether.domain.errors.network import (
     GatewayIpInUse,
+    HostRoutesExhausted,
     InvalidAttribute,
     InvalidInput,
     SubnetInUse,
@@ -18,7 +21,7 @@ from tether.domain.listing import ListQuery
 from tether.domain.network import Subnet
 from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
-from tether.services.network import policy, rows, validation
+from tether.services.network import policy, quota_usage, rows, validation
 from tether.services.network.filters import column_filters, listed
 from tether.services.network.lookups import owned_network, owned_subnet, visible_subnet
 from tether.store import repos
@@ -36,7 +39,10 @@ class _Derived:
 # "Work it out as neutron would": the first host for a gateway (None means no gateway at all).
 DERIVED: Final = _Derived()
 
-UPDATABLE = ("name", "description", "gateway_ip", "allocation_pools", "enable_dhcp", "dns_nameservers")
+UPDATABLE = ("name", "description", "gateway_ip", "allocation_pools", "enable_dhcp", "dns_nameservers",
+             "host_routes")
+# neutron's max_subnet_host_routes default
+MAX_HOST_ROUTES = 20
 READ_ONLY = ("id", "network_id", "project_id", "ip_version", "cidr", "ipv6_address_mode", "ipv6_ra_mode",
              "created_at", "updated_at")
 
@@ -50,6 +56,45 @@ def _nameservers(value: object, version: int) -> list[str]:
     if len(set(servers)) != len(servers):
         raise InvalidAttribute(attr="dns_nameservers", reason=f"Duplicate nameserver in {servers}")
     return servers
+
+
+def _host_routes(value: object, version: int, subnet_id: str | None) -> list[dict[str, str]]:
+    """neutron-lib's ``validate_hostroutes``, then the subnet's own checks (count, IP version)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InvalidAttribute(attr="host_routes", reason=f"Invalid data format for hostroute: '{value}'")
+    routes: list[dict[str, str]] = []
+    for route in value:
+        if not isinstance(route, dict):
+            raise InvalidAttribute(attr="host_routes", reason=f"Invalid input. '{route}' must be a dictionary with "
+                                   "keys: ['destination', 'nexthop']")
+        if set(route) != {"destination", "nexthop"}:
+            raise InvalidAttribute(attr="host_routes", reason="Validation of dictionary's keys failed. Expected "
+                                   f"keys: {{'destination', 'nexthop'}} Provided keys: {set(route)}")
+        destination = _route_cidr(route["destination"])
+        nexthop = ipam.parse_ip(route["nexthop"], "host_routes")
+        if route in routes:
+            raise InvalidAttribute(attr="host_routes", reason=f"Duplicate hostroute '{route}'")
+        routes.append(route)
+        ipam.check_version(version, nexthop.version, "nexthop", route["nexthop"])
+        ipam.check_version(version, destination.version, "destination", route["destination"])
+    if len(routes) > MAX_HOST_ROUTES:
+        raise HostRoutesExhausted(subnet_id=subnet_id, quota=MAX_HOST_ROUTES)
+    return [{"destination": str(_route_cidr(route["destination"])), "nexthop": str(ipam.parse_ip(route["nexthop"]))}
+            for route in routes]
+
+
+def _route_cidr(value: object) -> netaddr.IPNetwork:
+    """neutron-lib's ``validate_route_cidr``: a network address with its prefix, host bits zero."""
+    try:
+        network = netaddr.IPNetwork(value)  # type: ignore[arg-type]
+    except (netaddr.AddrFormatError, ValueError, TypeError):
+        raise InvalidAttribute(attr="host_routes", reason=f"'{value}' is not a valid IP subnet") from None
+    if not isinstance(value, str) or "/" not in value or str(network.cidr) != value:
+        raise InvalidAttribute(attr="host_routes",
+                               reason=f"'{value}' is not a recognized CIDR, '{network.cidr}' is recommended")
+    return network.cidr
 
 
 def _gateway(cidr: str, gateway_ip: object) -> str | None:
@@ -83,6 +128,7 @@ class Subnets:
         project_id: str | None = None,
         description: str = "",
         subnet_id: str | None = None,  # internal callers that name it first (a stack, rule 5)
+        host_routes: list[dict[str, str]] | None = None,
     ) -> Subnet:
         policy.require_write(ctx)
         validation.uuid("network_id", network_id)
@@ -99,8 +145,10 @@ class Subnets:
         else:
             pools = ipam.validate_pools(cidr, allocation_pools, gateway)
         nameservers = _nameservers(dns_nameservers, ip_version)
+        routes = _host_routes(host_routes, ip_version, subnet_id)
         async with self.store.begin() as conn:
             network = await owned_network(conn, ctx, network_id, lock="update")
+            await quota_usage.check(conn, policy.project_for(ctx, project_id, network.project_id), "subnet", 1)
             for other in await rows.subnets_of(conn, network.id):
                 if ipam.cidrs_overlap(cidr, other.cidr):
                     raise InvalidInput(
@@ -114,7 +162,7 @@ class Subnets:
                 ip_version=ip_version, cidr=cidr, gateway_ip=gateway, allocation_pools=pools,
                 enable_dhcp=enable_dhcp, dns_nameservers=nameservers,
                 ipv6_address_mode=ipv6_address_mode, ipv6_ra_mode=ipv6_ra_mode,
-                description=description, created_at=now, updated_at=now,
+                description=description, created_at=now, updated_at=now, host_routes=routes,
             )
             await repos.subnets.add(conn, subnet)
         return subnet
@@ -152,6 +200,8 @@ class Subnets:
                 raise InvalidInput(error_message="Cannot disable enable_dhcp with ipv6 attributes set")
             if "dns_nameservers" in values:
                 values["dns_nameservers"] = _nameservers(values["dns_nameservers"], subnet.ip_version)
+            if "host_routes" in values:
+                values["host_routes"] = _host_routes(values["host_routes"], subnet.ip_version, subnet.id)
             gateway = subnet.gateway_ip
             if "gateway_ip" in values:
                 gateway = _gateway(subnet.cidr, values["gateway_ip"])
@@ -174,9 +224,10 @@ class Subnets:
             await rows.network(conn, subnet.network_id, "update")
             allocations = await repos.ip_allocations.find(conn, subnet_id=subnet.id)
             holders = await repos.ports.find(conn, id={a.port_id for a in allocations})
-            if any(not port.owned_by_network for port in holders):
+            if any(not port.auto_deleted for port in holders):
                 raise SubnetInUse(subnet_id=subnet.id)
             await repos.ip_allocations.delete_where(conn, subnet_id=subnet.id)
+            await repos.resource_tags.delete_where(conn, resource_id=subnet.id)
             await repos.subnets.delete(conn, subnet.id)
 
 
