@@ -50,7 +50,12 @@ NODE_SCHEMA = params.body_schema(NODE_PROPERTIES, ("driver",))
 _BOOLEANS = ("automated_clean", "console_enabled", "disable_power_off", "maintenance", "retired", "secure_boot")
 _UUIDS = ("chassis_uuid", "instance_uuid", "uuid")
 # What Tether's nodes have; every other field may only be given its empty value.
-_SUPPORTED = ("driver", "name", "uuid", "resource_class", "properties", "driver_info", "extra", "chassis_uuid")
+_SUPPORTED = ("driver", "name", "uuid", "resource_class", "properties", "driver_info", "extra", "chassis_uuid",
+              *_INTERFACES, "description", "owner", "lessee", "retired", "retired_reason", "instance_info")
+# Those the service takes as a node's optional fields.
+_OPTIONAL = (*_INTERFACES, "description", "owner", "lessee", "retired", "retired_reason", "instance_info")
+# ironic's faults.VALID_FAULTS.
+VALID_FAULTS = ("power failure", "clean failure", "rescue abort failure", "service failure")
 _EMPTY_AT_CREATE: dict[str, Any] = {
     **dict.fromkeys(name for name in NODE_PROPERTIES if name not in _SUPPORTED),
     "conductor_group": "", "console_enabled": False, "disable_power_off": False, "maintenance": False,
@@ -72,6 +77,13 @@ def body_of(request: Request, node: Node, version: Microversion, fields: list[st
 
 
 async def find_node(request: Request, ctx: RequestContext, ident: str, version: Microversion) -> Node:
+    """The node a path names; before 1.91 a ``.json`` suffix is dropped, as ironic's JsonExtensionMiddleware
+    drops it (a node whose name really ends in .json is still found by its whole name)."""
+    if ident.endswith(".json") and params.minor(version) < 91:
+        try:
+            return await service(request).get_node(ctx, params.node_ident(ident[:-5], version))
+        except be.NodeNotFound:
+            pass
     return await service(request).get_node(ctx, params.node_ident(ident, version))
 
 
@@ -102,6 +114,12 @@ def _provision_state(value: str) -> str:
     return value
 
 
+def _fault(value: str) -> str:
+    if value not in VALID_FAULTS:
+        raise be.Invalid(reason=f'Unrecognized fault "{value}" is specified, allowed faults are {VALID_FAULTS}')
+    return value
+
+
 # query argument -> (minor version that allows it, parse the value, predicate over a node's values)
 _FILTERS: dict[str, tuple[int, Callable[[str, str], Any], Callable[[Any], Callable[[dict[str, Any]], bool]]]] = {
     "chassis_uuid": (1, params.uuid, _equals("chassis_uuid")),
@@ -111,7 +129,7 @@ _FILTERS: dict[str, tuple[int, Callable[[str, str], Any], Callable[[Any], Callab
     "provision_state": (9, lambda _, value: _provision_state(value), _equals("provision_state")),
     "driver": (16, lambda _, value: value, _equals("driver")),
     "resource_class": (21, lambda _, value: value, _equals("resource_class")),
-    "fault": (42, lambda _, value: value, _equals("fault")),
+    "fault": (42, lambda _, value: _fault(value), _equals("fault")),
     "conductor_group": (46, lambda _, value: value.lower(), _equals("conductor_group")),
     "conductor": (49, lambda _, value: value, _equals("conductor")),
     "owner": (50, lambda _, value: value, _equals("owner")),
@@ -196,6 +214,7 @@ async def create_node(request: Request, ctx: params.admin("baremetal:node:create
             ctx, name=body.get("name"), driver=body["driver"], resource_class=body.get("resource_class"),
             properties=body.get("properties"), driver_info=body.get("driver_info"), extra=body.get("extra"),
             chassis_uuid=body.get("chassis_uuid"), uuid=body.get("uuid"),
+            fields={name: body[name] for name in _OPTIONAL if body.get(name) is not None},
         )
     except be.ChassisNotFound as error:
         raise errors.ReferenceNotFound(message=error.message) from None
@@ -241,7 +260,7 @@ async def update_node(ident: str, request: Request,
             and node.provision_state not in UPDATE_ALLOWED_STATES:
         raise errors.UpdateWhileTransitioning(node=ident)
     try:
-        updated = await service(request).update_node(ctx, node.uuid, patch)
+        updated = await service(request).update_node(ctx, node.uuid, patch, reset_interfaces=bool(reset_interfaces))
     except be.ChassisNotFound as error:
         raise errors.ReferenceNotFound(message=error.message) from None
     return body_of(request, updated, version)
@@ -252,7 +271,8 @@ async def delete_node(ident: str, request: Request,
                       ctx: params.admin("baremetal:node:delete"),
                       version: params.Version) -> Response:
     params.query(request, ())
-    await service(request).delete_node(ctx, params.node_ident(ident, version))
+    node = await find_node(request, ctx, ident, version)
+    await service(request).delete_node(ctx, node.uuid)
     return Response(status_code=204)
 
 
