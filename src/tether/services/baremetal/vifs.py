@@ -185,6 +185,11 @@ class Vifs:
 
     async def vif_detach(self, ctx: RequestContext, node_ident: str, vif_id: str) -> None:
         require_admin(ctx, "baremetal:node:vif:detach")
+        if not is_uuid_like(vif_id):
+            # The node records the port's id; a port's name (as attach takes it) stands for it.
+            named = await self.network.list_ports(network_context(), name=vif_id)
+            if len(named) == 1:
+                vif_id = named[0].id
         async with self.lock.locked(node_ident) as node:
             await self.detach(node.uuid, vif_id)
 
