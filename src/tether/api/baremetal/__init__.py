@@ -20,6 +20,9 @@ from tether.api.baremetal import (
     traits,
     vifs,
 )
+from tether.api.baremetal.legacy_paths import LegacyPaths
+
+__all__ = ["ROUTERS", "LegacyPaths"]
 
 # management first: its /nodes/validate must come before nodes' /nodes/{ident}.
 ROUTERS = tuple(module.router for module in (management, nodes, states, traits, vifs, allocations, ports, portgroups,

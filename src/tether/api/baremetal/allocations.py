@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse
 
 from tether.api import paths
 from tether.api.baremetal import errors, params, views
+from tether.api.baremetal.legacy_paths import had_json_suffix
 from tether.api.baremetal.nodes import find_node, service
 from tether.api.baremetal.params import field
 from tether.api.baremetal.traits import TRAIT_SCHEMA, check_trait
@@ -45,14 +46,14 @@ def body_of(request: Request, allocation: Allocation, version: Microversion,
 
 
 async def _find(request: Request, ctx: RequestContext, ident: str, version: Microversion) -> Allocation:
-    """An allocation by uuid or name; before 1.91 a ``.json`` suffix is dropped as for nodes."""
+    """An allocation by uuid or name (with the ``.json`` that ``legacy_paths`` dropped, if it is not found)."""
     params.uuid_or_name("allocation", ident)
-    if ident.endswith(".json") and params.minor(version) < 91:
-        try:
-            return await service(request).get_allocation(ctx, ident[:-5])
-        except be.AllocationNotFound:
-            pass
-    return await service(request).get_allocation(ctx, ident)
+    try:
+        return await service(request).get_allocation(ctx, ident)
+    except be.AllocationNotFound:
+        if not had_json_suffix(request.scope):
+            raise
+    return await service(request).get_allocation(ctx, f"{ident}.json")
 
 
 @router.get("/allocations", openapi_extra=params.query_doc(*_FILTERS, *params.PAGING, "fields"))
@@ -111,19 +112,19 @@ async def create_allocation(request: Request, ctx: params.admin("baremetal:alloc
     if body.get("name") and not validation.is_logical_name(body["name"]):
         raise be.Invalid(reason=f"Cannot create allocation with invalid name '{body['name']}'")
     if body.get("node") is not None:
-        params.require(version, 58)
-        # Backfilling an allocation for a node deployed without one: Tether declines it (README).
-        raise errors.Unsupported(what="backfilling an allocation for an existing node ('node')")
-    if not body.get("resource_class"):
+        if params.minor(version) < 58:
+            raise be.Invalid(reason="Cannot set node when creating an allocation in this API version")
+        params.uuid_or_name("node", body["node"])
+    elif not body.get("resource_class"):
         raise be.Invalid(reason="The resource_class field is mandatory when not backfilling")
     for trait in body.get("traits") or []:
         check_trait("allocation", trait)
     for ident in body.get("candidate_nodes") or []:
         params.uuid_or_name("candidate_nodes", ident)
     allocation = await service(request).create_allocation(
-        ctx, resource_class=body["resource_class"], name=body.get("name"), uuid=body.get("uuid"),
+        ctx, resource_class=body.get("resource_class"), name=body.get("name"), uuid=body.get("uuid"),
         traits=body.get("traits"), candidate_nodes=body.get("candidate_nodes"), extra=body.get("extra"),
-        owner=body.get("owner"))
+        owner=body.get("owner"), node=body.get("node"))
     url = views.public_url(request)
     return JSONResponse(body_of(request, allocation, version), status_code=201,
                         headers={"Location": views.link("self", url, "allocations", allocation.uuid)["href"]})

@@ -63,6 +63,7 @@ async def set_boot_device(ident: str, request: Request, ctx: params.admin("barem
 
 
 @router.get("/nodes/{ident}/states/console")
+@router.get("/nodes/states/console/{ident}", include_in_schema=False)  # ironic's pecan routes it there too
 async def get_console(ident: str, request: Request, ctx: params.admin("baremetal:node:get_console"),
                       version: params.Version) -> dict[str, Any]:
     params.query(request, ())

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 
 from tether.api import openapi, paths
 from tether.api.baremetal import errors, params, views
+from tether.api.baremetal.legacy_paths import had_json_suffix
 from tether.api.baremetal.params import field
 from tether.api.deps import cloud, json_body, json_object
 from tether.api.versions import Microversion
@@ -77,14 +78,14 @@ def body_of(request: Request, node: Node, version: Microversion, fields: list[st
 
 
 async def find_node(request: Request, ctx: RequestContext, ident: str, version: Microversion) -> Node:
-    """The node a path names; before 1.91 a ``.json`` suffix is dropped, as ironic's JsonExtensionMiddleware
-    drops it (a node whose name really ends in .json is still found by its whole name)."""
-    if ident.endswith(".json") and params.minor(version) < 91:
-        try:
-            return await service(request).get_node(ctx, params.node_ident(ident[:-5], version))
-        except be.NodeNotFound:
-            pass
-    return await service(request).get_node(ctx, params.node_ident(ident, version))
+    """The node a path names; one whose name really ends in the ``.json`` that ``legacy_paths`` dropped is
+    still found by its whole name (ironic's get_rpc_node_with_suffix)."""
+    try:
+        return await service(request).get_node(ctx, params.node_ident(ident, version))
+    except be.NodeNotFound:
+        if not had_json_suffix(request.scope):
+            raise
+    return await service(request).get_node(ctx, params.node_ident(f"{ident}.json", version))
 
 
 def check_name(name: Any) -> None:
@@ -215,6 +216,7 @@ async def create_node(request: Request, ctx: params.admin("baremetal:node:create
             properties=body.get("properties"), driver_info=body.get("driver_info"), extra=body.get("extra"),
             chassis_uuid=body.get("chassis_uuid"), uuid=body.get("uuid"),
             fields={name: body[name] for name in _OPTIONAL if body.get(name) is not None},
+            available=params.minor(version) < 11,  # ironic's initial_node_provision_state
         )
     except be.ChassisNotFound as error:
         raise errors.ReferenceNotFound(message=error.message) from None

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import Request, Response
 
 from tether.api import openapi, paths
-from tether.api.baremetal import params, views
+from tether.api.baremetal import errors, params, views
 from tether.api.baremetal.nodes import find_node, service
 from tether.api.deps import json_object
 from tether.api.versions import Microversion
@@ -37,7 +37,13 @@ def check_trait(what: str, trait: Any) -> str:
 
 async def _node_uuid(request: Request, ctx: RequestContext, ident: str, version: Microversion) -> str:
     if params.minor(version) < 37:
-        raise be.NotFound("The resource could not be found.")  # ironic has no traits sub-resource before 1.37
+        # Before 1.37 ironic routes these paths to the node itself: a GET asks for a field "traits" the
+        # version lacks (406), a PUT is a method nodes do not take (405), a DELETE finds nothing (404).
+        if request.method == "GET":
+            raise errors.NotAcceptable()
+        if request.method == "PUT":
+            raise errors.MethodNotAllowed("The method is not allowed for the requested URL.")
+        raise be.NotFound("The resource could not be found.")
     return (await find_node(request, ctx, ident, version)).uuid
 
 

@@ -84,12 +84,26 @@ class Allocations:
             return await get_allocation(conn, ident)
 
     async def create_allocation(
-        self, ctx: RequestContext, *, resource_class: str, name: str | None = None, uuid: str | None = None,
+        self, ctx: RequestContext, *, resource_class: str | None, name: str | None = None, uuid: str | None = None,
         traits: list[str] | None = None, candidate_nodes: list[str] | None = None,
-        extra: dict[str, Any] | None = None, owner: str | None = None,
+        extra: dict[str, Any] | None = None, owner: str | None = None, node: str | None = None,
     ) -> Allocation:
-        """Record the allocation, then try to reserve a node for it; either way the allocation is returned."""
+        """Record the allocation, then reserve a node for it (or, with ``node``, backfill it for that active
+        node). The allocation is returned as recorded, in ``allocating``, as ironic's API returns it; the
+        reservation is done by the time the call returns."""
         require_admin(ctx, "baremetal:allocation:create")
+        backfilled = None
+        if node is not None:
+            async with self.store.begin() as conn:
+                try:
+                    backfilled = await get_node(conn, node)
+                except be.NodeNotFound as error:
+                    raise be.InvalidParameterValue(err=error.message) from None  # ironic: 400, not 404
+            resource_class = resource_class or backfilled.resource_class
+            if uuid is None and backfilled.instance_uuid is not None:
+                uuid = backfilled.instance_uuid  # ironic: the backfilled allocation takes the instance's uuid
+        if not resource_class:
+            raise be.Invalid(reason="The resource_class field is mandatory when not backfilling")
         uuid = validation.uuid_value(uuid) if uuid is not None else new_uuid(self.rng)
         candidates: list[str] = []
         async with self.store.begin() as conn:
@@ -113,8 +127,43 @@ class Allocations:
                 await repos.allocations.add(conn, allocation)
         except IntegrityError:
             raise be.AllocationDuplicateName(name=name) from None
-        await self._allocate(allocation)
-        return await self.get_allocation(ctx, uuid)
+        if backfilled is not None:
+            await self._backfill(allocation, backfilled.uuid)
+        else:
+            await self._allocate(allocation)
+        return allocation
+
+    async def _backfill(self, allocation: Allocation, node_uuid: str) -> None:
+        """ironic's _do_backfill_allocation; a node that does not match refuses it, and nothing is kept."""
+        async with self.lock.locked(node_uuid) as node:
+            problems = []
+            if node.provision_state != ACTIVE:
+                problems.append(f'Node must be in the "active" state, but the current state is '
+                                f'"{node.provision_state}"')
+            if allocation.resource_class and node.resource_class != allocation.resource_class:
+                problems.append(f"Resource class {node.resource_class} does not match the requested resource "
+                                f"class {allocation.resource_class}")
+            if allocation.traits and not _traits_match(allocation.traits, node):
+                problems.append(f"List of traits {node.traits} does not match the requested traits "
+                                f"{allocation.traits}")
+            if allocation.candidate_nodes and node.uuid not in allocation.candidate_nodes:
+                problems.append(f"Candidate nodes must be empty or contain the target node, but got "
+                                f"{allocation.candidate_nodes}")
+            if node.instance_uuid is not None and node.instance_uuid != allocation.uuid:
+                problems.append(f"the node is associated with instance {node.instance_uuid}")
+            if problems:
+                async with self.store.begin() as conn:
+                    await repos.allocations.delete(conn, allocation.uuid)
+                failure = AllocationFailed(allocation.uuid, f"Cannot backfill an allocation for node {node.uuid}: "
+                                                            f"{'; '.join(problems)}")
+                raise be.InvalidParameterValue(err=str(failure))
+            async with self.store.begin() as conn:
+                now = self.rt.now()
+                await repos.nodes.update(conn, node.uuid, instance_uuid=allocation.uuid,
+                                         allocation_uuid=allocation.uuid, updated_at=now)
+                await repos.allocations.update(conn, allocation.uuid, state=ALLOCATION_ACTIVE, node_uuid=node.uuid,
+                                               updated_at=now)
+        self.rt.notify(node_key(node_uuid))
 
     async def _allocate(self, allocation: Allocation) -> None:
         try:

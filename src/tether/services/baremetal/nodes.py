@@ -87,9 +87,11 @@ class Nodes:
         chassis_uuid: str | None = None,
         uuid: str | None = None,
         fields: dict[str, Any] | None = None,
+        available: bool = False,
     ) -> Node:
         """Enrol a node; ``fields`` are its optional ones (interfaces, description, owner, lessee,
-        retired, retired_reason, instance_info), each checked as a PATCH checks it."""
+        retired, retired_reason, instance_info), each checked as a PATCH checks it. ``available``: the node
+        starts available rather than enrolled, as ironic's API before 1.11 enrols it."""
         require_admin(ctx, "baremetal:node:create")
         name = validation.node_name(name, creating=True)
         check_driver(driver)
@@ -101,7 +103,7 @@ class Nodes:
             raise be.InvalidParameterValue(err=f"Unexpected arguments: {', '.join(unknown)}")
         now = self.rt.now()
         node = Node(
-            uuid=uuid, name=name, driver=driver, provision_state=ENROLL,
+            uuid=uuid, name=name, driver=driver, provision_state=AVAILABLE if available else ENROLL,
             power_state=self.hardware.power_state(uuid),
             resource_class=validation.optional_text(resource_class, "resource_class", 80),
             properties=validation.mapping(properties, "properties"),
