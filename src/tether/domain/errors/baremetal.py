@@ -223,3 +223,7 @@ class ConductorNotFound(NotFound):
 
 class UnsupportedDriverExtension(Invalid):
     template = "Driver {driver} does not support {extension} (disabled or not implemented)."
+
+
+class PortAlreadyExists(Conflict):
+    template = "A port with UUID {uuid} already exists."
