@@ -129,8 +129,8 @@ class Allocations:
             raise be.AllocationDuplicateName(name=name) from None
         if backfilled is not None:
             await self._backfill(allocation, backfilled.uuid)
-        else:
-            await self._allocate(allocation)
+            return await self.get_allocation(ctx, uuid)  # ironic backfills before it answers
+        await self._allocate(allocation)
         return allocation
 
     async def _backfill(self, allocation: Allocation, node_uuid: str) -> None:
