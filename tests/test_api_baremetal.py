@@ -328,7 +328,7 @@ def test_bodies_follow_the_negotiated_microversion(api) -> None:
     assert "instance_name" not in latest and "health" not in latest  # 1.104 and 1.109, past Tether's 1.99
 
     old = api.node(uuid_, version="1.20")
-    assert "resource_class" not in old and "name" in old and old["network_interface"] is None
+    assert "resource_class" not in old and "name" in old and old["network_interface"] == "flat"
     assert "network_interface" not in api.node(uuid_, version="1.19")
     assert "resource_class" in api.node(uuid_, version="1.21")
     assert "owner" not in api.node(uuid_, version="1.49") and "owner" in api.node(uuid_, version="1.50")
@@ -340,7 +340,7 @@ def test_bodies_follow_the_negotiated_microversion(api) -> None:
 
     response = api("GET", f"/nodes/{uuid_}", version="1.31")
     assert response.headers["x-openstack-ironic-api-version"] == "1.31"
-    assert response.json()["deploy_interface"] is None and "storage_interface" not in response.json()
+    assert response.json()["deploy_interface"] == "fake" and "storage_interface" not in response.json()
 
     assert api("GET", f"/nodes/{uuid_}?fields=resource_class", version="1.20").status_code == 406
     assert api("GET", f"/nodes/{uuid_}?fields=name", version="1.7").status_code == 406
@@ -436,8 +436,12 @@ def test_bad_input_is_a_400_in_ironics_envelope_and_writes_nothing(api) -> None:
          "Expected UUID for uuid: nope"),
         ("POST", "/nodes", {"json": {"driver": "fake-hardware", "name": name, "maintenance": "perhaps"}},
          "Invalid maintenance"),
-        ("POST", "/nodes", {"json": {"driver": "fake-hardware", "name": name, "owner": "p1"}},
-         "does not support the node field 'owner'"),
+        ("POST", "/nodes", {"json": {"driver": "fake-hardware", "name": name, "automated_clean": True}},
+         "does not support the node field 'automated_clean'"),
+        ("POST", "/nodes", {"json": {"driver": "fake-hardware", "name": name, "deploy_interface": "direct"}},
+         "Could not find the following interface in the 'ironic.hardware.interfaces.deploy' entrypoint: direct."),
+        ("POST", "/nodes", {"json": {"driver": "fake-hardware", "name": name, "retired_reason": "old"}},
+         "The retired_reason field can only be set when retired is True"),
         ("POST", "/nodes", {"json": {"driver": "fake-hardware", "name": "detail"}}, 'The word "detail" is reserved'),
         ("POST", "/nodes", {"json": {"driver": "fake-hardware", "name": "bad name"}},
          "Cannot create node with invalid name 'bad name'"),

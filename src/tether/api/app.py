@@ -55,6 +55,7 @@ def _error(request: Request, status: int, message: str, kind: str | None = None,
 def create_app(cloud: Cloud, base_url: str) -> Any:
     """The whole API, as one ASGI application."""
     services = {name: _service(cloud, base_url, name, openapi_url=None) for name in SERVICES}
+    services["baremetal"] = baremetal.LegacyPaths(services["baremetal"])
     return TetherMiddleware(services, _Documents(cloud, base_url), emulating=cloud.unusual())
 
 

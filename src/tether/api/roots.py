@@ -58,7 +58,7 @@ async def baremetal_root(request: Request) -> dict[str, Any]:
 async def baremetal_v1(request: Request) -> dict[str, Any]:
     base = _base(request)
     links = {name: [{"href": f"{base}/baremetal/v1/{name}/", "rel": "self"}]
-             for name in ("nodes", "ports", "portgroups", "chassis", "drivers")}
+             for name in ("nodes", "ports", "portgroups", "chassis", "drivers", "allocations", "conductors")}
     return {"id": "v1", "version": discovery.baremetal_v1(base),
             "media_types": [{"base": "application/json", "type": "application/vnd.openstack.ironic.v1+json"}],
             "links": [{"href": f"{base}/baremetal/v1/", "rel": "self"}], **links,

@@ -34,6 +34,33 @@ class Node:
     provision_updated_at: float = 0.0
     created_at: float = 0.0
     updated_at: float = 0.0
+    # The hardware interfaces (tether.domain.baremetal_drivers); None only on a node not yet defaulted.
+    bios_interface: str | None = None
+    boot_interface: str | None = None
+    console_interface: str | None = None
+    deploy_interface: str | None = None
+    firmware_interface: str | None = None
+    inspect_interface: str | None = None
+    management_interface: str | None = None
+    network_interface: str | None = None
+    power_interface: str | None = None
+    raid_interface: str | None = None
+    rescue_interface: str | None = None
+    storage_interface: str | None = None
+    vendor_interface: str | None = None
+    description: str | None = None
+    owner: str | None = None
+    lessee: str | None = None
+    # A protected node cannot be undeployed, rebuilt or deleted (ironic's NodeProtected).
+    protected: bool = False
+    protected_reason: str | None = None
+    # A retired node is never made available again: its cleaning ends in manageable.
+    retired: bool = False
+    retired_reason: str | None = None
+    traits: list[str] = field(default_factory=list)
+    console_enabled: bool = False
+    # The allocation that picked this node (ironic's allocation_id), if any.
+    allocation_uuid: str | None = None
 
     @property
     def is_free(self) -> bool:
@@ -88,5 +115,27 @@ class Chassis:
     uuid: str
     description: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+
+# ironic's allocation states.
+ALLOCATING, ALLOCATION_ACTIVE, ALLOCATION_ERROR = "allocating", "active", "error"
+
+
+@dataclass
+class Allocation:
+    """A request for a node of a resource class with some traits (ironic's allocation)."""
+
+    uuid: str
+    name: str | None = None
+    node_uuid: str | None = None
+    state: str = ALLOCATING
+    last_error: str | None = None
+    resource_class: str | None = None
+    traits: list[str] = field(default_factory=list)
+    candidate_nodes: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    owner: str | None = None
     created_at: float = 0.0
     updated_at: float = 0.0

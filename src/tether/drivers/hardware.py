@@ -30,6 +30,9 @@ class Machine:
     deploy_callback_at: float | None = None
     clean_started_at: float | None = None
     clean_done_at: float | None = None
+    # What the BMC boots next (ironic's management interface), and whether it keeps it.
+    boot_device: str = "pxe"
+    boot_persistent: bool = False
 
 
 @dataclass
@@ -88,6 +91,18 @@ class FakeHardware:
         machine.power_state = POWER_ON if on else POWER_OFF
         self._save(node_uuid)
         return machine.power_state
+
+    # -- boot device --------------------------------------------------------------
+
+    def boot_device(self, node_uuid: str) -> tuple[str, bool]:
+        """The device the node boots next, and whether that persists."""
+        machine = self._machines.get(node_uuid, Machine())
+        return machine.boot_device, machine.boot_persistent
+
+    def set_boot_device(self, node_uuid: str, device: str, persistent: bool) -> None:
+        machine = self._machine(node_uuid)
+        machine.boot_device, machine.boot_persistent = device, persistent
+        self._save(node_uuid)
 
     # -- deploy -------------------------------------------------------------------
 

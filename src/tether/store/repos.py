@@ -57,6 +57,7 @@ nodes = Repository(tables.nodes, baremetal.Node, "uuid")
 node_ports = Repository(tables.node_ports, baremetal.NodePort, "uuid")
 portgroups = Repository(tables.portgroups, baremetal.Portgroup, "uuid")
 chassis = Repository(tables.chassis, baremetal.Chassis, "uuid")
+allocations = Repository(tables.allocations, baremetal.Allocation, "uuid")
 
 flavors = Repository(tables.flavors, compute.Flavor, "id")
 hypervisors = Repository(tables.hypervisors, compute.Hypervisor, "id")

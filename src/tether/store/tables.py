@@ -115,7 +115,7 @@ network_quota_limits = table_for(metadata, "network_quota_limits", network_quota
                                  primary_key=("project_id", "resource"))
 
 # bare metal
-nodes = table_for(metadata, "nodes", baremetal.Node, primary_key=("uuid",),
+nodes = table_for(metadata, "nodes", baremetal.Node, primary_key=("uuid",), text=("description",),
                   extra=(UniqueConstraint("name", name="uq_nodes_name"),
                          UniqueConstraint("instance_uuid", name="uq_nodes_instance"),
                          Index("ix_nodes_created", "created_at", "uuid"),
@@ -130,6 +130,9 @@ node_ports = table_for(metadata, "node_ports", baremetal.NodePort, primary_key=(
 portgroups = table_for(metadata, "portgroups", baremetal.Portgroup, primary_key=("uuid",),
                        extra=(Index("ix_portgroups_node", "node_uuid"),))
 chassis = table_for(metadata, "chassis", baremetal.Chassis, primary_key=("uuid",))
+allocations = table_for(metadata, "allocations", baremetal.Allocation, primary_key=("uuid",), text=("last_error",),
+                        extra=(UniqueConstraint("name", name="uq_allocations_name"),
+                               Index("ix_allocations_node", "node_uuid")))
 
 # compute
 flavors = table_for(metadata, "flavors", compute.Flavor, primary_key=("id",),

@@ -92,6 +92,7 @@ class UnitOfWork:
         node_ports: Bound[baremetal.NodePort]
         portgroups: Bound[baremetal.Portgroup]
         chassis: Bound[baremetal.Chassis]
+        allocations: Bound[baremetal.Allocation]
         flavors: Bound[compute.Flavor]
         hypervisors: Bound[compute.Hypervisor]
         instances: Bound[compute.Instance]

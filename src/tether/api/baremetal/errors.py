@@ -48,3 +48,10 @@ class StandalonePortsNotSupported(be.Conflict):
         "Port group {portgroup} doesn't support standalone ports. This port cannot be created as a "
         "member of that portgroup as the port's 'pxe_enabled' field was set to True."
     )
+
+
+class MethodNotAllowed(be.BaremetalError):
+    """A write the negotiated microversion does not have yet (ironic's HTTPMethodNotAllowed)."""
+
+    status = 405
+    template = "The API version does not allow allocations"

@@ -10,13 +10,14 @@ from fastapi.responses import JSONResponse
 
 from tether.api import openapi, paths
 from tether.api.baremetal import errors, params, views
+from tether.api.baremetal.legacy_paths import had_json_suffix
 from tether.api.baremetal.params import field
 from tether.api.deps import cloud, json_body, json_object
 from tether.api.versions import Microversion
 from tether.domain.baremetal import Node
 from tether.domain.baremetal_states import CLEANFAIL, DEPLOYFAIL, ERROR, PROVISION_STATES
 from tether.domain.errors import baremetal as be
-from tether.domain.listing import Present
+from tether.domain.listing import Contains, Present
 from tether.services.baremetal import BaremetalService
 from tether.services.context import RequestContext
 
@@ -51,7 +52,12 @@ NODE_SCHEMA = params.body_schema(NODE_PROPERTIES, ("driver",))
 _BOOLEANS = ("automated_clean", "console_enabled", "disable_power_off", "maintenance", "retired", "secure_boot")
 _UUIDS = ("chassis_uuid", "instance_uuid", "uuid")
 # What Tether's nodes have; every other field may only be given its empty value.
-_SUPPORTED = ("driver", "name", "uuid", "resource_class", "properties", "driver_info", "extra", "chassis_uuid")
+_SUPPORTED = ("driver", "name", "uuid", "resource_class", "properties", "driver_info", "extra", "chassis_uuid",
+              *_INTERFACES, "description", "owner", "lessee", "retired", "retired_reason", "instance_info")
+# Those the service takes as a node's optional fields.
+_OPTIONAL = (*_INTERFACES, "description", "owner", "lessee", "retired", "retired_reason", "instance_info")
+# ironic's faults.VALID_FAULTS.
+VALID_FAULTS = ("power failure", "clean failure", "rescue abort failure", "service failure")
 _EMPTY_AT_CREATE: dict[str, Any] = {
     **dict.fromkeys(name for name in NODE_PROPERTIES if name not in _SUPPORTED),
     "conductor_group": "", "console_enabled": False, "disable_power_off": False, "maintenance": False,
@@ -73,7 +79,14 @@ def body_of(request: Request, node: Node, version: Microversion, fields: list[st
 
 
 async def find_node(request: Request, ctx: RequestContext, ident: str, version: Microversion) -> Node:
-    return await service(request).get_node(ctx, params.node_ident(ident, version))
+    """The node a path names; one whose name really ends in the ``.json`` that ``legacy_paths`` dropped is
+    still found by its whole name (ironic's get_rpc_node_with_suffix)."""
+    try:
+        return await service(request).get_node(ctx, params.node_ident(ident, version))
+    except be.NodeNotFound:
+        if not had_json_suffix(request.scope):
+            raise
+    return await service(request).get_node(ctx, params.node_ident(f"{ident}.json", version))
 
 
 def check_name(name: Any) -> None:
@@ -103,6 +116,12 @@ def _provision_state(value: str) -> str:
     return value
 
 
+def _fault(value: str) -> str:
+    if value not in VALID_FAULTS:
+        raise be.Invalid(reason=f'Unrecognized fault "{value}" is specified, allowed faults are {VALID_FAULTS}')
+    return value
+
+
 # query argument -> (minor version that allows it, parse the value, predicate over a node's values)
 _FILTERS: dict[str, tuple[int, Callable[[str, str], Any], Callable[[Any], Callable[[dict[str, Any]], bool]]]] = {
     "chassis_uuid": (1, params.uuid, _equals("chassis_uuid")),
@@ -112,7 +131,7 @@ _FILTERS: dict[str, tuple[int, Callable[[str, str], Any], Callable[[Any], Callab
     "provision_state": (9, lambda _, value: _provision_state(value), _equals("provision_state")),
     "driver": (16, lambda _, value: value, _equals("driver")),
     "resource_class": (21, lambda _, value: value, _equals("resource_class")),
-    "fault": (42, lambda _, value: value, _equals("fault")),
+    "fault": (42, lambda _, value: _fault(value), _equals("fault")),
     "conductor_group": (46, lambda _, value: value.lower(), _equals("conductor_group")),
     "conductor": (49, lambda _, value: value, _equals("conductor")),
     "owner": (50, lambda _, value: value, _equals("owner")),
@@ -137,6 +156,14 @@ _COLUMN_FILTERS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "provision_state": lambda wanted: {"provision_state": [wanted]},
     "driver": lambda wanted: {"driver": [wanted]},
     "resource_class": lambda wanted: {"resource_class": [wanted]},
+    "owner": lambda wanted: {"owner": [wanted]},
+    "lessee": lambda wanted: {"lessee": [wanted]},
+    "retired": lambda wanted: {"retired": [wanted]},
+    "description_contains": lambda wanted: {"description": Contains(wanted)},
+}
+# Filters that hold when any one of their columns does: a project's nodes are those it owns or leases.
+_EITHER_FILTERS: dict[str, Callable[[Any], tuple[dict[str, Any], ...]]] = {
+    "project": lambda wanted: ({"owner": [wanted]}, {"lessee": [wanted]}),
 }
 
 
@@ -155,12 +182,15 @@ async def node_collection(request: Request, ctx: RequestContext, version: Microv
     constants = views.node_values(views.SAMPLE_NODE, host)
     filters: list[dict[str, Any]] = [] if chassis_uuid is None else [{"chassis_uuid": [chassis_uuid]}]
     keeps = True
+    either: list[tuple[dict[str, Any], ...]] = []
     for name, (needed, parse, predicate) in _FILTERS.items():
         if name in args:
             params.require(version, needed)
             wanted = parse(name, args[name])
             if name in _COLUMN_FILTERS:
                 filters.append(_COLUMN_FILTERS[name](wanted))
+            elif name in _EITHER_FILTERS:
+                either.append(_EITHER_FILTERS[name](wanted))
             else:  # what Tether's nodes all have alike: the filter keeps every node or none
                 keeps = keeps and predicate(wanted)(constants)
     # one condition per column in the filters; a second on the same column (a chassis's nodes filtered by
@@ -173,7 +203,7 @@ async def node_collection(request: Request, ctx: RequestContext, version: Microv
                 also.append(({column: wanted},))
             else:
                 first[column] = wanted
-    query = page.listing(Node, first, tuple(also))
+    query = page.listing(Node, first, (*also, *either))
     if keeps:
         nodes = await service(request).page_nodes(ctx, query)
     elif page.marker is not None:
@@ -226,6 +256,8 @@ async def create_node(request: Request, ctx: params.admin("baremetal:node:create
             ctx, name=body.get("name"), driver=body["driver"], resource_class=body.get("resource_class"),
             properties=body.get("properties"), driver_info=body.get("driver_info"), extra=body.get("extra"),
             chassis_uuid=body.get("chassis_uuid"), uuid=body.get("uuid"),
+            fields={name: body[name] for name in _OPTIONAL if body.get(name) is not None},
+            available=params.minor(version) < 11,  # ironic's initial_node_provision_state
         )
     except be.ChassisNotFound as error:
         raise errors.ReferenceNotFound(message=error.message) from None
@@ -271,7 +303,7 @@ async def update_node(ident: str, request: Request,
             and node.provision_state not in UPDATE_ALLOWED_STATES:
         raise errors.UpdateWhileTransitioning(node=ident)
     try:
-        updated = await service(request).update_node(ctx, node.uuid, patch)
+        updated = await service(request).update_node(ctx, node.uuid, patch, reset_interfaces=bool(reset_interfaces))
     except be.ChassisNotFound as error:
         raise errors.ReferenceNotFound(message=error.message) from None
     return body_of(request, updated, version)
@@ -282,7 +314,8 @@ async def delete_node(ident: str, request: Request,
                       ctx: params.admin("baremetal:node:delete"),
                       version: params.Version) -> Response:
     params.query(request, ())
-    await service(request).delete_node(ctx, params.node_ident(ident, version))
+    node = await find_node(request, ctx, ident, version)
+    await service(request).delete_node(ctx, node.uuid)
     return Response(status_code=204)
 
 

@@ -31,7 +31,7 @@ PORT_PROPERTIES = {
     "available_for_dynamic_portgroup": field("boolean"),
 }
 PORT_SCHEMA = params.body_schema(PORT_PROPERTIES, ("address",))
-_EMPTY_AT_CREATE = {"uuid": None, "is_smartnic": False, "name": None, "description": None, "vendor": None,
+_EMPTY_AT_CREATE = {"is_smartnic": False, "name": None, "description": None, "vendor": None,
                     "category": None, "available_for_dynamic_portgroup": False}
 # ironic's LOCAL_LINK_BASE_SCHEMA: what a switch-side link may say, and the minor version of the newer keys.
 _LINK_KEYS = {"port_id": 19, "switch_id": 19, "hostname": 53, "switch_info": 19, "network_type": 64,
@@ -218,6 +218,7 @@ async def create_port(request: Request, ctx: params.admin("baremetal:port:create
         port = await service(request).create_port(
             ctx, address=body["address"], node_uuid=node, physical_network=body.get("physical_network"),
             pxe_enabled=pxe_enabled, local_link_connection=links, portgroup_uuid=body.get("portgroup_uuid"),
+            uuid=body.get("uuid"),
             extra=body.get("extra"),
         )
     except (be.NodeNotFound, be.PortgroupNotFound) as error:
@@ -231,7 +232,7 @@ async def create_port(request: Request, ctx: params.admin("baremetal:port:create
 async def show_port(ident: str, request: Request, ctx: params.admin("baremetal:port:get"),
                     version: params.Version) -> dict[str, Any]:
     args = params.query(request, ("fields",))
-    port = await service(request).get_port(ctx, ident)
+    port = await service(request).get_port(ctx, params.uuid_or_name("port", ident))
     fields = params.string_list(args.get("fields"))
     if fields is not None:
         params.require(version, 8)
@@ -247,6 +248,7 @@ async def update_port(ident: str, request: Request, ctx: params.admin("baremetal
     touched = {root for _, root, _ in params.patch_roots(patch)}
     _check_fields_in(touched & {"pxe_enabled", "local_link_connection", "portgroup_uuid", "physical_network",
                                 "is_smartnic"}, version)
+    params.uuid_or_name("port", ident)
     try:
         port = await service(request).update_port(ctx, ident, patch)
     except be.PortgroupNotFound as error:

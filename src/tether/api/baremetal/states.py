@@ -46,7 +46,7 @@ _POWER_DOC = openapi.extra(openapi.json_body(openapi.obj({
     "target": {"type": "string", "enum": list(POWER_TARGETS)}, "timeout": {"type": "integer"}}, ["target"])))
 
 
-def _arguments(body: dict[str, Any], allowed: tuple[str, ...], required: str) -> None:
+def arguments(body: dict[str, Any], allowed: tuple[str, ...], required: str) -> None:
     """ironic passes body keys as method arguments: unknown ones and a missing mandatory one are 400s."""
     unexpected = sorted(set(body) - set(allowed))
     if unexpected:
@@ -117,7 +117,7 @@ async def set_provision_state(ident: str, request: Request,
                               ctx: params.admin("baremetal:node:set_provision_state"),
                               version: params.Version) -> Response:
     body = await json_object(request)
-    _arguments(body, _PROVISION_ARGUMENTS, "target")
+    arguments(body, _PROVISION_ARGUMENTS, "target")
     _check_types(body)
     target = body["target"]
     node = await find_node(request, ctx, ident, version)
@@ -172,7 +172,7 @@ async def set_power_state(ident: str, request: Request,
                           ctx: params.admin("baremetal:node:set_power_state"),
                           version: params.Version) -> Response:
     body = await json_object(request)
-    _arguments(body, ("target", "timeout"), "target")
+    arguments(body, ("target", "timeout"), "target")
     timeout = params.integer("timeout", body["timeout"]) if body.get("timeout") is not None else None
     target = body["target"]
     node = await find_node(request, ctx, ident, version)

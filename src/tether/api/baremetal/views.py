@@ -17,7 +17,8 @@ from fastapi import Request
 
 from tether.api.baremetal import errors, params
 from tether.api.versions import Microversion
-from tether.domain.baremetal import Chassis, Node, NodePort, Portgroup
+from tether.domain.baremetal import Allocation, Chassis, Node, NodePort, Portgroup
+from tether.domain.baremetal_drivers import INTERFACE_FIELDS
 from tether.domain.baremetal_states import AVAILABLE
 from tether.domain.errors import baremetal as be
 
@@ -108,14 +109,15 @@ def node_values(node: Node, conductor: str) -> dict[str, Any]:
         "maintenance_reason": node.maintenance_reason, "last_error": node.last_error,
         "reservation": node.reservation, "driver": node.driver, "driver_info": node.driver_info,
         "driver_internal_info": {}, "extra": node.extra, "properties": node.properties,
-        "console_enabled": False, "chassis_uuid": node.chassis_uuid, "inspection_started_at": None,
+        "console_enabled": node.console_enabled, "chassis_uuid": node.chassis_uuid, "inspection_started_at": None,
         "inspection_finished_at": None, "clean_step": {}, "deploy_step": {}, "service_step": {},
-        "raid_config": {}, "target_raid_config": {}, "network_interface": None,
-        **dict.fromkeys(_V31_INTERFACES), "storage_interface": None, "rescue_interface": None,
-        "bios_interface": None, "firmware_interface": None, "resource_class": node.resource_class,
-        "traits": [], "fault": None, "conductor_group": "", "automated_clean": None, "protected": False,
-        "protected_reason": None, "conductor": conductor, "owner": None, "lessee": None, "description": None,
-        "allocation_uuid": None, "retired": False, "retired_reason": None, "network_data": {},
+        "raid_config": {}, "target_raid_config": {},
+        **{name: getattr(node, name) for name in INTERFACE_FIELDS}, "resource_class": node.resource_class,
+        "traits": list(node.traits), "fault": None, "conductor_group": "", "automated_clean": None,
+        "protected": node.protected, "protected_reason": node.protected_reason, "conductor": conductor,
+        "owner": node.owner, "lessee": node.lessee, "description": node.description,
+        "allocation_uuid": node.allocation_uuid, "retired": node.retired, "retired_reason": node.retired_reason,
+        "network_data": {},
         "boot_mode": None, "secure_boot": None, "shard": None, "parent_node": None,
         "disable_power_off": False, "instance_name": None, "health": None,
     }
@@ -153,7 +155,7 @@ def node_body(node: Node, version: Microversion, url: str, conductor: str,
 def node_states(node: Node, version: Microversion) -> dict[str, Any]:
     """GET /nodes/{node}/states (ironic's node_states_convert)."""
     states: dict[str, Any] = {
-        "console_enabled": False, "last_error": node.last_error, "power_state": node.power_state,
+        "console_enabled": node.console_enabled, "last_error": node.last_error, "power_state": node.power_state,
         "provision_state": node.provision_state, "target_power_state": node.target_power_state,
         "target_provision_state": node.target_provision_state,
         "provision_updated_at": iso(node.provision_updated_at),
@@ -258,6 +260,41 @@ def chassis_body(chassis: Chassis, url: str, fields: list[str] | None = None) ->
     body["links"] = links(url, "chassis", chassis.uuid)
     body["nodes"] = links(url, "chassis", f"{chassis.uuid}/nodes")
     return _keep(body, fields, set())
+
+
+# -- allocations -----------------------------------------------------------------------
+
+ALLOCATION_SHORT_FIELDS = None  # ironic lists allocations with every field
+ALLOCATION_UNSORTABLE = ("extra", "candidate_nodes", "traits")
+
+
+def allocation_values(allocation: Allocation) -> dict[str, Any]:
+    return {"uuid": allocation.uuid, "name": allocation.name, "node_uuid": allocation.node_uuid,
+            "state": allocation.state, "last_error": allocation.last_error,
+            "resource_class": allocation.resource_class, "traits": list(allocation.traits),
+            "candidate_nodes": list(allocation.candidate_nodes), "extra": allocation.extra,
+            "owner": allocation.owner, "created_at": iso(allocation.created_at),
+            "updated_at": iso(allocation.updated_at)}
+
+
+def check_allocation_fields(fields: Iterable[str] | None, version: Microversion) -> None:
+    if fields is None:
+        return
+    if "owner" in fields and params.minor(version) < 60:
+        raise errors.NotAcceptable()
+    invalid = [name for name in fields if name not in allocation_values(SAMPLE_ALLOCATION) and name != "links"]
+    if invalid:
+        raise be.InvalidParameterValue(err=f'Field(s) "{", ".join(invalid)}" are not valid')
+
+
+SAMPLE_ALLOCATION = Allocation(uuid="")
+
+
+def allocation_body(allocation: Allocation, version: Microversion, url: str,
+                    fields: list[str] | None = None) -> dict[str, Any]:
+    body = allocation_values(allocation)
+    body["links"] = links(url, "allocations", allocation.uuid)
+    return _keep(body, fields, set() if params.minor(version) >= 60 else {"owner"})
 
 
 # -- collections -----------------------------------------------------------------------

@@ -57,6 +57,11 @@ async def attach_vif(ident: str, request: Request,
     return Response(status_code=204)
 
 
+@router.delete("/nodes/{ident}/vifs", status_code=204, include_in_schema=False)
+async def detach_no_vif(ident: str) -> Response:
+    raise be.NotFound("The resource could not be found.")  # ironic: a detach names its VIF
+
+
 @router.delete("/nodes/{ident}/vifs/{vif_id}", status_code=204)
 async def detach_vif(ident: str, vif_id: str, request: Request,
                      ctx: params.admin("baremetal:node:vif:detach"),

@@ -174,3 +174,56 @@ class PortgroupPhysnetConflict(Conflict):
 class NetworkError(BaremetalError):
     status = 500
     template = "Network operation failure."
+
+
+class HardwareTypeNotFound(NotFound):
+    """GET /v1/drivers/{name} of a driver no conductor has (ironic's DriverNotFound, a 404 there)."""
+
+    template = "Could not find the following driver(s) or hardware type(s): {driver_name}."
+
+
+class InterfaceNotFoundInEntrypoint(InvalidParameterValue):
+    template = (
+        "Could not find the following interface in the '{entrypoint}' entrypoint: {iface}. "
+        "Valid interfaces are {valid}."
+    )
+
+
+class NodeProtected(HTTPForbidden):
+    template = "Node {node} is protected and cannot be undeployed, rebuilt or deleted"
+
+
+class NodeIsRetired(Invalid):
+    template = "The {op} operation can't be performed on node {node} because it is retired."
+
+
+class NodeTraitNotFound(NotFound):
+    template = "Node {node_id} doesn't have a trait '{trait}'"
+
+
+class NodeConsoleNotEnabled(Invalid):
+    template = "Console access is not enabled on node {node}"
+
+
+class AllocationNotFound(NotFound):
+    template = "Allocation {allocation} could not be found."
+
+
+class AllocationDuplicateName(Conflict):
+    template = "An allocation with name {name} already exists."
+
+
+class AllocationAlreadyExists(Conflict):
+    template = "An allocation with UUID {uuid} already exists."
+
+
+class ConductorNotFound(NotFound):
+    template = "Conductor {conductor} could not be found."
+
+
+class UnsupportedDriverExtension(Invalid):
+    template = "Driver {driver} does not support {extension} (disabled or not implemented)."
+
+
+class PortAlreadyExists(Conflict):
+    template = "A port with UUID {uuid} already exists."

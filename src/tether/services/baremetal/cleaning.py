@@ -62,7 +62,9 @@ class Cleaning:
                 if now >= deadline:
                     raise JobFailed(CLEAN_TIMEOUT_ERROR)
                 await self.rt.sleep(min(done_at, deadline) - now)
-            await self.transitions.apply(node, "manage" if node.target_provision_state == MANAGEABLE else "done")
+            # ironic: a retired node is never made available again.
+            done = "manage" if node.target_provision_state == MANAGEABLE or node.retired else "done"
+            await self.transitions.apply(node, done)
         except NodeChanged:
             raise
         except Exception as error:

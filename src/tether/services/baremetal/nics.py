@@ -104,9 +104,11 @@ class Nics:
         local_link_connection: dict[str, Any] | None = None,
         portgroup_uuid: str | None = None,
         extra: dict[str, Any] | None = None,
+        uuid: str | None = None,
     ) -> NodePort:
         require_admin(ctx, "baremetal:port:create")
         mac = validation.mac_address(address)
+        uuid = validation.uuid_value(uuid) if uuid is not None else new_uuid(self.rng)
         physical_network = validation.optional_text(physical_network, "physical_network")
         validation.boolean(pxe_enabled, "pxe_enabled")
         links = validation.mapping(local_link_connection, "local_link_connection")
@@ -115,6 +117,8 @@ class Nics:
         try:
             async with self.store.begin() as conn:
                 node = await get_node(conn, node_uuid)
+                if await repos.node_ports.get(conn, uuid) is not None:
+                    raise be.PortAlreadyExists(uuid=uuid)
                 if await repos.node_ports.first(conn, address=mac) is not None:
                     raise be.MACAlreadyExists(mac=mac)
                 if portgroup_uuid is not None:
@@ -122,7 +126,7 @@ class Nics:
                     await self._check_physnet_fits(conn, portgroup, physical_network, None)
                     portgroup_uuid = portgroup.uuid
                 port = NodePort(
-                    uuid=new_uuid(self.rng), address=mac, node_uuid=node.uuid, portgroup_uuid=portgroup_uuid,
+                    uuid=uuid, address=mac, node_uuid=node.uuid, portgroup_uuid=portgroup_uuid,
                     physical_network=physical_network, pxe_enabled=pxe_enabled, local_link_connection=links,
                     extra=extra, created_at=now, updated_at=now,
                 )

@@ -10,9 +10,13 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 
 from tether.domain.baremetal import Node
+from tether.domain.baremetal_drivers import HARDWARE_TYPE, INTERFACE_FIELDS, check_driver, interfaces_with_defaults
 from tether.domain.baremetal_states import (
+    ACTIVE,
+    AVAILABLE,
     DELETE_ALLOWED_STATES,
     ENROLL,
+    MANAGEABLE,
     POWER_ON,
     POWER_TARGETS,
     TRANSIENT_STATES,
@@ -37,19 +41,24 @@ from tether.services.context import RequestContext
 from tether.store import repos
 from tether.store.database import Store
 
-DRIVERS = ("fake-hardware",)
-
-# What a node PATCH may touch, and what each field becomes when removed.
+# What a node PATCH may touch, and what each field becomes when removed (an interface removed
+# goes back to its default, as ironic's check_and_update_node_interfaces makes it).
 _WRITABLE = {
     "name": None, "instance_uuid": None, "instance_info": {}, "properties": {}, "extra": {},
     "driver_info": {}, "resource_class": None, "maintenance": False, "chassis_uuid": None,
-    "driver": "fake-hardware",
+    "driver": HARDWARE_TYPE, **dict.fromkeys(INTERFACE_FIELDS), "description": None, "owner": None,
+    "lessee": None, "protected": False, "protected_reason": None, "retired": False, "retired_reason": None,
 }
 # ironic's NodePatchType.internal_attrs that Tether's nodes have.
 _INTERNAL = (
     "provision_state", "target_provision_state", "power_state", "target_power_state",
-    "last_error", "reservation", "provision_updated_at", "maintenance_reason",
+    "last_error", "reservation", "provision_updated_at", "maintenance_reason", "traits", "console_enabled",
+    "allocation_uuid",
 )
+# ironic's conductor: the states in which a node's interfaces (and an active node's resource class) may change.
+_INTERFACE_UPDATE_STATES = (ENROLL, MANAGEABLE, AVAILABLE)
+# Free text fields and their longest value.
+_TEXTS = {"description": 4096, "owner": 255, "lessee": 255, "protected_reason": 255, "retired_reason": 255}
 
 
 @dataclass(eq=False)
@@ -78,22 +87,35 @@ class Nodes:
         extra: dict[str, Any] | None = None,
         chassis_uuid: str | None = None,
         uuid: str | None = None,
+        fields: dict[str, Any] | None = None,
+        available: bool = False,
     ) -> Node:
+        """Enrol a node; ``fields`` are its optional ones (interfaces, description, owner, lessee,
+        retired, retired_reason, instance_info), each checked as a PATCH checks it. ``available``: the node
+        starts available rather than enrolled, as ironic's API before 1.11 enrols it."""
         require_admin(ctx, "baremetal:node:create")
         name = validation.node_name(name, creating=True)
-        if driver not in DRIVERS:
-            raise be.DriverNotFound(driver_name=driver)
+        check_driver(driver)
         uuid = validation.uuid_value(uuid) if uuid is not None else new_uuid(self.rng)
+        given = dict(fields or {})
+        optional = {key: value for key, value in given.items() if key not in INTERFACE_FIELDS and value is not None}
+        unknown = sorted(set(optional) - set(_WRITABLE))
+        if unknown:
+            raise be.InvalidParameterValue(err=f"Unexpected arguments: {', '.join(unknown)}")
         now = self.rt.now()
         node = Node(
-            uuid=uuid, name=name, driver=driver, provision_state=ENROLL,
+            uuid=uuid, name=name, driver=driver, provision_state=AVAILABLE if available else ENROLL,
             power_state=self.hardware.power_state(uuid),
             resource_class=validation.optional_text(resource_class, "resource_class", 80),
             properties=validation.mapping(properties, "properties"),
             driver_info=validation.mapping(driver_info, "driver_info"),
             extra=validation.mapping(extra, "extra"),
             chassis_uuid=chassis_uuid, provision_updated_at=now, created_at=now, updated_at=now,
+            **interfaces_with_defaults(given),
         )
+        if optional:
+            self._check_node_fields(node, optional)
+            node = dataclasses.replace(node, **optional)
         try:
             async with self.store.begin() as conn:
                 if await repos.nodes.get(conn, uuid) is not None:
@@ -149,13 +171,19 @@ class Nodes:
                     raise be.NodeNotFound(node=query.marker)
             return await repos.nodes.page(conn, query, marker=marker)
 
-    async def update_node(self, ctx: RequestContext, ident: str, patch: list[dict[str, Any]]) -> Node:
+    async def update_node(
+        self, ctx: RequestContext, ident: str, patch: list[dict[str, Any]], *, reset_interfaces: bool = False
+    ) -> Node:
         require_admin(ctx, "baremetal:node:update")
         async with self.lock.locked(ident) as node:
             patched = apply_patch(
                 dataclasses.asdict(node), patch, writable=_WRITABLE, internal=_INTERNAL, mandatory=("driver",)
             )
             changes = changed(dataclasses.asdict(node), patched)
+            if reset_interfaces and "driver" in changes:
+                for field in INTERFACE_FIELDS:
+                    if field not in changes:
+                        changes[field] = None  # defaulted below, as ironic's reset_interfaces does
             if not changes:
                 return dataclasses.replace(node, reservation=None)
             self._check_node_fields(node, changes)
@@ -165,6 +193,10 @@ class Nodes:
             try:
                 async with self.store.begin() as conn:
                     await self._check_node_conflicts(conn, node, changes)
+                    if "instance_uuid" in changes and changes["instance_uuid"] is None and node.allocation_uuid:
+                        # ironic: taking the instance off a node ends the allocation that put it there.
+                        changes["allocation_uuid"] = None
+                        await repos.allocations.delete(conn, node.allocation_uuid)
                     await repos.nodes.update(conn, node.uuid, **changes)
             except IntegrityError:
                 # A concurrent update took the name or the instance first.
@@ -190,10 +222,57 @@ class Nodes:
                 validation.mapping(changes[field], field)
         if "resource_class" in changes:
             validation.optional_text(changes["resource_class"], "resource_class", 80)
-        if "maintenance" in changes:
-            validation.boolean(changes["maintenance"], "maintenance")
-        if "driver" in changes and changes["driver"] not in DRIVERS:
-            raise be.DriverNotFound(driver_name=changes["driver"])
+        for flag in ("maintenance", "protected", "retired"):
+            if flag in changes:
+                validation.boolean(changes[flag], flag)
+        for field, longest in _TEXTS.items():
+            value = changes.get(field)
+            if value is not None and (not isinstance(value, str) or len(value) > longest):
+                raise be.InvalidParameterValue(
+                    err=f"Invalid input for field/attribute {field}. Value: '{value}'. "
+                        f"Expected a string of at most {longest} characters")
+        if "driver" in changes:
+            check_driver(changes["driver"])
+        self._check_interfaces(node, changes)
+        self._check_protected_and_retired(node, changes)
+
+    @staticmethod
+    def _check_interfaces(node: Node, changes: dict[str, Any]) -> None:
+        """ironic's conductor update_node: interfaces change only in a stable state or in maintenance."""
+        changing = [field for field in INTERFACE_FIELDS if field in changes]
+        if not changing:
+            return
+        explicit = [field for field in changing if changes[field] is not None]
+        if explicit and node.provision_state not in _INTERFACE_UPDATE_STATES and not node.maintenance:
+            raise be.InvalidState(
+                f"Node {node.uuid} can not have {explicit[0]} updated unless it is in one of allowed "
+                f"({', '.join(_INTERFACE_UPDATE_STATES)}) states or in maintenance mode. "
+                f"Current state is '{node.provision_state}'.")
+        values = interfaces_with_defaults({**dataclasses.asdict(node), **changes})
+        changes.update({field: values[field] for field in changing})
+
+    @staticmethod
+    def _check_protected_and_retired(node: Node, changes: dict[str, Any]) -> None:
+        """ironic's _check_update_protected and _check_update_retired."""
+        after = dataclasses.replace(node, **changes)
+        if "protected" in changes:
+            if not after.protected:
+                changes["protected_reason"] = after.protected_reason = None
+            elif node.provision_state != ACTIVE:
+                raise be.InvalidState(
+                    f"Node {node.uuid} can only be made protected in provision states 'active' or 'rescue', "
+                    f"the current state is '{node.provision_state}'")
+        if changes.get("protected_reason") and not after.protected:
+            raise be.InvalidParameterValue(err="The protected_reason field can only be set when protected is True")
+        if "retired" in changes:
+            if not after.retired:
+                changes["retired_reason"] = after.retired_reason = None
+            elif node.provision_state == AVAILABLE:
+                raise be.InvalidState(
+                    f"Node {node.uuid} can not have 'retired' set in provision state 'available', the current "
+                    f"state is '{node.provision_state}'")
+        if changes.get("retired_reason") and not after.retired:
+            raise be.InvalidParameterValue(err="The retired_reason field can only be set when retired is True")
 
     @staticmethod
     async def _check_node_conflicts(conn: Any, node: Node, changes: dict[str, Any]) -> None:
@@ -214,6 +293,8 @@ class Nodes:
     async def delete_node(self, ctx: RequestContext, ident: str) -> None:
         require_admin(ctx, "baremetal:node:delete")
         async with self.lock.locked(ident) as node:
+            if node.protected:
+                raise be.NodeProtected(node=node.uuid)
             if node.instance_uuid is not None and not node.maintenance:
                 raise be.NodeAssociated(node=node.uuid, instance=node.instance_uuid)
             if node.provision_state not in DELETE_ALLOWED_STATES and not node.maintenance:
@@ -225,6 +306,7 @@ class Nodes:
             async with self.store.begin() as conn:
                 await repos.node_ports.delete_where(conn, node_uuid=node.uuid)
                 await repos.portgroups.delete_where(conn, node_uuid=node.uuid)
+                await repos.allocations.delete_where(conn, node_uuid=node.uuid)
                 await repos.nodes.delete(conn, node.uuid)
             # Any job still waiting on the node finds it gone (rule 3) and ends.
             self.jobs.retire(node.uuid)

@@ -84,6 +84,10 @@ class Provisioning:
         refuse_illegal(node, target, event)
         if event in ("deploy", "rebuild") and node.maintenance:
             raise be.NodeInMaintenance(op="provisioning", node=node.uuid)
+        if event in ("rebuild", "delete") and node.protected:
+            raise be.NodeProtected(node=node.uuid)
+        if event == "provide" and node.retired:
+            raise be.NodeIsRetired(op="providing", node=node.uuid)
 
     async def _start_provisioning(self, node: Node, event: str) -> Node:
         if event == "abort":

@@ -12,18 +12,21 @@ from typing import TYPE_CHECKING
 from tether.drivers.hardware import FakeHardware
 from tether.runtime.bus import MessageBus
 from tether.runtime.runtime import Runtime
+from tether.services.baremetal.allocations import Allocations
 from tether.services.baremetal.chassis import ChassisRegistry
 from tether.services.baremetal.claims import Claims
 from tether.services.baremetal.cleaning import Cleaning
 from tether.services.baremetal.deploy import Deploy
 from tether.services.baremetal.jobs import ConductorJobs
 from tether.services.baremetal.lookup import NodeLookup
+from tether.services.baremetal.management import Management
 from tether.services.baremetal.nics import Nics
 from tether.services.baremetal.node_lock import NodeLock
 from tether.services.baremetal.nodes import Nodes
 from tether.services.baremetal.provisioning import Provisioning
 from tether.services.baremetal.steps import BaremetalSteps
 from tether.services.baremetal.teardown import Teardown
+from tether.services.baremetal.traits import NodeTraits
 from tether.services.baremetal.transitions import Transitions, node_key
 from tether.services.baremetal.vifs import Vifs
 from tether.store.database import Store
@@ -70,6 +73,9 @@ class BaremetalService:
         nics = Nics(store, runtime, rng, lock=lock, vifs=vifs)
         chassis = ChassisRegistry(store, runtime, rng)
         claims = Claims(store, runtime)
+        traits = NodeTraits(store, runtime, lookup, lock)
+        management = Management(store, runtime, hardware=hardware, lookup=lookup, lock=lock)
+        allocations = Allocations(store, runtime, rng, lookup=lookup, lock=lock)
 
         # what the other services and the harness use
         self.find_node = lookup.find
@@ -98,6 +104,24 @@ class BaremetalService:
         self.get_chassis = chassis.get_chassis
         self.list_chassis = chassis.list_chassis
         self.delete_chassis = chassis.delete_chassis
+        # traits
+        self.list_traits = traits.list_traits
+        self.set_traits = traits.set_traits
+        self.add_trait = traits.add_trait
+        self.remove_traits = traits.remove_traits
+        # management: boot device, console, validation
+        self.get_boot_device = management.get_boot_device
+        self.supported_boot_devices = management.supported_boot_devices
+        self.set_boot_device = management.set_boot_device
+        self.get_console = management.get_console
+        self.set_console = management.set_console
+        self.validate_node = management.validate
+        # allocations
+        self.list_allocations = allocations.list_allocations
+        self.get_allocation = allocations.get_allocation
+        self.create_allocation = allocations.create_allocation
+        self.update_allocation = allocations.update_allocation
+        self.delete_allocation = allocations.delete_allocation
         # VIFs
         self.vif_list = vifs.vif_list
         self.vif_attach = vifs.vif_attach

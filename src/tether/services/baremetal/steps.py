@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tether.services.baremetal.teardown import DetachVifsOnTeardown
-from tether.services.baremetal.vifs import ReleasePort, Vifs
+from tether.services.baremetal.vifs import BAREMETAL_OWNER, ReleasePort, Vifs
 
 
 async def detach_every_listed_vif(vifs: Vifs, node_uuid: str) -> None:
@@ -14,9 +14,10 @@ async def detach_every_listed_vif(vifs: Vifs, node_uuid: str) -> None:
 
 
 async def unbind_resetting_mac(vifs: Vifs, vif_id: str) -> None:
-    # rule 2 (seed 001): a released port is unbound and loses the MAC the NIC imposed on it.
+    # rule 2 (seed 001): a released port is unbound and loses the MAC the NIC imposed on it, and the
+    # device the attach gave it (a compute instance's device is compute's to clear).
     # A port that is gone already is released enough.
-    await vifs.network.unbind_port(vif_id, reset_mac=True)
+    await vifs.network.unbind_port(vif_id, reset_mac=True, release_owner=BAREMETAL_OWNER)
 
 
 @dataclass(frozen=True)

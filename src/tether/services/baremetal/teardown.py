@@ -68,8 +68,10 @@ class Teardown:
             node = await uow.nodes.get(uuid)
             forgotten = await uow.nodes.update(
                 uuid, expect={"provision_state": DELETING}, instance_uuid=None, instance_info={},
-                updated_at=self.rt.now(),
+                allocation_uuid=None, updated_at=self.rt.now(),
             )
+            if forgotten and node is not None and node.allocation_uuid is not None:
+                await uow.allocations.delete(node.allocation_uuid)  # ironic's tear-down ends the allocation too
             if forgotten and node is not None and node.instance_uuid is not None:
                 uow.emit(InstanceReleased(node.instance_uuid, uuid))
         if not forgotten or node is None:

@@ -23,7 +23,7 @@ from tether.domain.baremetal_vifs import (
 )
 from tether.domain.errors import baremetal as be
 from tether.domain.errors import network as ne
-from tether.domain.ids import new_uuid
+from tether.domain.ids import is_uuid_like, new_uuid
 from tether.runtime.runtime import Runtime
 from tether.services.baremetal.access import network_context, require_admin
 from tether.services.baremetal.lookup import NodeLookup, get_node
@@ -35,6 +35,8 @@ from tether.store.database import Store, StoreConnection
 if TYPE_CHECKING:
     from tether.services.network import NetworkService
 
+# The device_owner ironic gives a port that has none when it binds it to a node.
+BAREMETAL_OWNER = "baremetal:none"
 ATTACH_INTENT = "baremetal.vif_attach"
 DETACH_INTENT = "baremetal.vif_detach"
 
@@ -83,9 +85,8 @@ class Vifs:
         if port_uuid is not None and portgroup_uuid is not None:
             raise be.InvalidParameterValue(err="Cannot specify both port_uuid and portgroup_uuid")
         await self.lookup.read(node_ident)
-        port = await self.network.find_port(vif_id)
-        if port is None:
-            raise be.InvalidParameterValue(err=f"Neutron port {vif_id} was not found")
+        port = await self._port_by_id_or_name(vif_id)
+        vif_id = port.id  # the node records the port's id, whatever the caller named it by
         network = await self.network.get_network(network_context(), port.network_id)
         physnets = {network.provider_physical_network} if network.provider_physical_network else set()
         async with self.lock.locked(node_ident) as node:
@@ -99,6 +100,22 @@ class Vifs:
                                  port_uuid=port_uuid, portgroup_uuid=portgroup_uuid)
                 intent_id = await self._record_intent(conn, ATTACH_INTENT, node.uuid, vif_id, nic.address)
             await self._plug(node, nic, port, local_link_information(nic, ports), intent_id)
+
+    async def _port_by_id_or_name(self, ident: str) -> Any:
+        """The network port ``ident`` names: its id, or else its name, resolved through the network service."""
+        port = await self.network.find_port(ident)
+        if port is not None:
+            return port
+        if is_uuid_like(ident):
+            raise be.InvalidParameterValue(err=f"Neutron port {ident} was not found")
+        named = await self.network.list_ports(network_context(), name=ident)
+        if len(named) > 1:
+            raise be.InvalidParameterValue(
+                err=f"Multiple ports match the name {ident}: {', '.join(sorted(p.id for p in named))}; "
+                    "use the port's id")
+        if not named:
+            raise be.InvalidParameterValue(err=f"Neutron port {ident} was not found")
+        return named[0]
 
     async def _plug(self, node: Node, nic: Nic, port: Any, links: list[dict[str, Any]], intent_id: str) -> None:
         vif_id = port.id
@@ -119,7 +136,7 @@ class Vifs:
             try:
                 await self.network.bind_port(
                     vif_id, device_id=port.device_id or node.instance_uuid or node.uuid,
-                    device_owner=port.device_owner or "baremetal:none", host_id=node.uuid,
+                    device_owner=port.device_owner or BAREMETAL_OWNER, host_id=node.uuid,
                     vnic_type="baremetal", profile={"local_link_information": links},
                 )
             except ne.PortNotFound:
@@ -168,6 +185,11 @@ class Vifs:
 
     async def vif_detach(self, ctx: RequestContext, node_ident: str, vif_id: str) -> None:
         require_admin(ctx, "baremetal:node:vif:detach")
+        if not is_uuid_like(vif_id):
+            # The node records the port's id; a port's name (as attach takes it) stands for it.
+            named = await self.network.list_ports(network_context(), name=vif_id)
+            if len(named) == 1:
+                vif_id = named[0].id
         async with self.lock.locked(node_ident) as node:
             await self.detach(node.uuid, vif_id)
 

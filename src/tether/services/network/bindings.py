@@ -72,13 +72,14 @@ class Bindings:
                 _, values["status"] = port_states.next_state(host_id, values.get("status", port.status), "wired")
             return await self._change(conn, port, values)
 
-    async def unbind_port(self, port_id: str, *, reset_mac: bool) -> Port | None:
+    async def unbind_port(self, port_id: str, *, reset_mac: bool, release_owner: str | None = None) -> Port | None:
         """Ironic's ``unbind_neutron_port``: clear the binding, then (``reset_mac``) take a fresh MAC.
 
-        None when the port is gone: unbinding what no longer exists is done.
+        A port whose ``device_owner`` is ``release_owner`` (the owner the binder itself set) loses its
+        device too. None when the port is gone: unbinding what no longer exists is done.
         """
         async with port_lock(self.rt, port_id), self.store.begin() as conn:
-            return await self._unbind(conn, port_id, reset_mac, {})
+            return await self._unbind(conn, port_id, reset_mac, {}, release_owner)
 
     async def release_port(self, port_id: str, *, reset_mac: bool) -> Port | None:
         """Hand a port the user brought back to the user: unbound, no device (rule 2, seed 001)."""
@@ -100,12 +101,15 @@ class Bindings:
     # -- helpers ------------------------------------------------------------------
 
     async def _unbind(
-        self, conn: StoreConnection, port_id: str, reset_mac: bool, extra: dict[str, Any]
+        self, conn: StoreConnection, port_id: str, reset_mac: bool, extra: dict[str, Any],
+        release_owner: str | None = None,
     ) -> Port | None:
         port = await rows.port(conn, port_id, lock="update")
         if port is None:
             return None
         values = {**unbound(port), **extra}
+        if release_owner is not None and port.device_owner == release_owner:
+            values.update(device_id="", device_owner="")
         # rule 2 (seed 001): a released port must not keep the MAC a bare-metal NIC imposed
         if reset_mac:
             values["mac_address"] = await rows.fresh_mac(conn, self.rng, port.network_id)
