@@ -80,15 +80,24 @@ def cleaning_network(tether: LiveCloud) -> str:
     return network.id
 
 
+class QuietFiles(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
 @pytest.fixture(scope="module")
 def agent_image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """The image the agent deploy would write, served over HTTP: ironic checks that it is there."""
+    """The deploy ramdisk (which ironic's PXE boot fetches) and the image the agent deploy would write
+    (which it checks is there), served over HTTP."""
     directory = tmp_path_factory.mktemp("images")
-    (directory / "cirros.qcow2").write_bytes(IMAGE)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(SimpleHTTPRequestHandler, directory=str(directory)))
+    for name in ("cirros.qcow2", "ipa.kernel", "ipa.initramfs"):
+        (directory / name).write_bytes(IMAGE)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietFiles, directory=str(directory)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield {"image_source": f"http://127.0.0.1:{server.server_port}/cirros.qcow2", "image_os_hash_algo": "sha256",
-           "image_os_hash_value": hashlib.sha256(IMAGE).hexdigest()}
+    base = f"http://127.0.0.1:{server.server_port}"
+    yield {"image_source": f"{base}/cirros.qcow2", "image_os_hash_algo": "sha256",
+           "image_os_hash_value": hashlib.sha256(IMAGE).hexdigest(),
+           "deploy_kernel": f"{base}/ipa.kernel", "deploy_ramdisk": f"{base}/ipa.initramfs"}
     server.shutdown()
 
 
@@ -132,6 +141,15 @@ def assert_on_the_switch(port: dict[str, Any], node: str, mac: str, *, network_i
     assert port["mac_address"] == mac, port
     # networking-baremetal's rule, which the neutron interface waits for: bound with its switch port, it is up
     assert port["status"] == "ACTIVE" if network_interface == "neutron" else port["status"] in ("ACTIVE", "DOWN")
+
+
+def assert_boot_options(port: dict[str, Any], dhcp_provider: str) -> None:
+    """What ironic's PXE boot told DHCP for the port the node boots the ramdisk from: nothing without a provider."""
+    names = {option["opt_name"] for option in port.get("extra_dhcp_opts") or []}
+    if dhcp_provider == "neutron":
+        assert {"bootfile-name", "tftp-server"} <= names, port
+    else:
+        assert not names, port
 
 
 def assert_attached(port: dict[str, Any], node: str, mac: str) -> None:
@@ -195,9 +213,9 @@ def test_a_real_ironic_cleans_deploys_and_undeploys_through_tethers_ports(
 
     node = ironic.call("POST", "/v1/nodes", 201, json={
         "driver": "fake-hardware", "name": f"peer-{network_interface}-{dhcp_provider}",
-        "network_interface": network_interface, "deploy_interface": "direct", "boot_interface": "fake",
-        "driver_info": {"deploy_kernel": "http://127.0.0.1:9/ipa.kernel",
-                        "deploy_ramdisk": "http://127.0.0.1:9/ipa.initramfs"}})["uuid"]
+        "network_interface": network_interface, "deploy_interface": "direct", "boot_interface": "pxe",
+        "driver_info": {"deploy_kernel": agent_image["deploy_kernel"],
+                        "deploy_ramdisk": agent_image["deploy_ramdisk"]}})["uuid"]
     ironic.call("POST", "/v1/ports", 201, json={"node_uuid": node, "address": mac, "physical_network": PHYSNET,
                                                 "pxe_enabled": True, "local_link_connection": SWITCH})
     ironic.provision(node, "manage", "manageable")
@@ -206,6 +224,7 @@ def test_a_real_ironic_cleans_deploys_and_undeploys_through_tethers_ports(
     ironic.provision(node, "provide", "clean wait")
     [cleaning] = ports_of(tether, node, cleaning_network)
     assert_on_the_switch(cleaning, node, mac, network_interface=network_interface)
+    assert_boot_options(cleaning, dhcp_provider)
     ironic.provision(node, "abort", "clean failed")
     assert no_ports_left(tether, node, cleaning_network)
     ironic.provision(node, "manage", "manageable")
@@ -226,13 +245,19 @@ def test_a_real_ironic_cleans_deploys_and_undeploys_through_tethers_ports(
     assert_released(tether_port(tether, vif.id), mac)
 
     # 3. the agent deploy, up to the ramdisk's call-back; its teardown cleans through the agent again
-    ironic.patch(node, deploy_interface="direct", instance_info=agent_image)
+    ironic.patch(node, deploy_interface="direct", instance_info={
+        key: agent_image[key] for key in ("image_source", "image_os_hash_algo", "image_os_hash_value")})
     ironic.call("POST", f"/v1/nodes/{node}/vifs", 204, json={"id": vif.id})
     ironic.provision(node, "active", "wait call-back")
-    assert_attached(tether_port(tether, vif.id), node, mac)
     if network_interface == "neutron":
+        assert_attached(tether_port(tether, vif.id), node, mac)
         [provisioning] = ports_of(tether, node, cleaning_network)  # the provisioning network is the cleaning one
         assert_on_the_switch(provisioning, node, mac, network_interface=network_interface)
+        assert_boot_options(provisioning, dhcp_provider)
+    else:  # flat: the node boots the ramdisk on the user's own network, through its VIF
+        provisioning = tether_port(tether, vif.id)
+        assert_attached(provisioning, node, mac)
+        assert_boot_options(provisioning, dhcp_provider)
     ironic.provision(node, "deleted", "clean wait")
     assert ironic.vifs(node) == []
     assert_released(tether_port(tether, vif.id), mac)

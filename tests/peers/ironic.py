@@ -75,7 +75,7 @@ rpc_transport = none
 host = tether-peer
 log_file = {directory / "ironic.log"}
 enabled_hardware_types = fake-hardware
-enabled_boot_interfaces = fake
+enabled_boot_interfaces = fake,pxe
 enabled_deploy_interfaces = fake,direct
 enabled_management_interfaces = fake
 enabled_power_interfaces = fake
@@ -90,6 +90,15 @@ enabled_firmware_interfaces = no-firmware
 enabled_storage_interfaces = noop
 default_network_interface = flat
 default_deploy_interface = fake
+
+[pxe]
+tftp_root = {directory / "tftpboot"}
+tftp_master_path = {directory / "tftpboot" / "master_images"}
+tftp_server = 127.0.0.1
+
+[deploy]
+http_root = {directory / "httpboot"}
+http_url = http://127.0.0.1:{api_port}/httpboot
 
 [api]
 host_ip = 127.0.0.1
@@ -194,7 +203,8 @@ def create_schema(venv: Path, directory: Path, config: str) -> Path:
 
 def start_ironic(venv: Path, directory: Path, schema: Path, *, auth_url: str, user: ServiceUser,
                  dhcp_provider: str, cleaning_network: str) -> Ironic:
-    directory.mkdir(parents=True, exist_ok=True)
+    for folder in ("tftpboot/master_images", "httpboot"):
+        (directory / folder).mkdir(parents=True, exist_ok=True)
     shutil.copy(schema, directory / "ironic.sqlite")
     api_port = free_port()
     conf = directory / "ironic.conf"
