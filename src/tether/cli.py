@@ -253,6 +253,10 @@ def serve(
         "--lockout-duration", min=1, help="Seconds a locked-out user stays locked.")] = 300,
     token_expiration: Annotated[int, typer.Option(
         "--token-expiration", min=1, help="Seconds a token lives, as keystone's token expiration.")] = 3600,
+    credential_cache_seconds: Annotated[float, typer.Option(
+        "--credential-cache-seconds", min=0,
+        help="Seconds a password (or application credential secret) that argon2 accepted is recognised "
+             "again without hashing it, for services that log in per call (0: hash every login).")] = 60.0,
     log_level: Annotated[LogLevel | None, typer.Option(
         "--log-level", case_sensitive=False,
         help="What is logged: info adds a line per request and per instance or node state change. "
@@ -306,7 +310,7 @@ def serve(
                            generate_passwords=generate_passwords,
                            insecure_default_passwords=insecure_default_passwords,
                            tls=TlsFiles(tls_cert.expanduser(), tls_key.expanduser()) if tls_cert and tls_key else None,
-                           token_ttl=float(token_expiration),
+                           token_ttl=float(token_expiration), credential_cache_seconds=credential_cache_seconds,
                            lockout=Lockout(lockout_failure_attempts, float(lockout_duration)),
                            log=LogSettings(level=log_level.value if log_level else None,
                                            file=log_file.expanduser() if log_file else None))

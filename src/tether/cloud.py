@@ -22,7 +22,7 @@ from tether.domain.events import (
     InstanceStateChanged,
     NodeStateChanged,
 )
-from tether.domain.identity import DEFAULT_LOCKOUT, DEFAULT_TOKEN_TTL, Lockout
+from tether.domain.identity import DEFAULT_CREDENTIAL_CACHE_SECONDS, DEFAULT_LOCKOUT, DEFAULT_TOKEN_TTL, Lockout
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.drivers.image_files import ImageFiles
@@ -61,6 +61,7 @@ class Cloud:
         fast_passwords: bool = False,
         token_ttl: float = DEFAULT_TOKEN_TTL,
         lockout: Lockout = DEFAULT_LOCKOUT,
+        credential_cache_seconds: float = DEFAULT_CREDENTIAL_CACHE_SECONDS,
         **compute_options: Any,
     ) -> None:
         self.world = world
@@ -73,7 +74,7 @@ class Cloud:
         # Scenarios and the explorer build many clouds; argon2's defaults cost ~0.3 s a hash.
         hasher = PasswordHasher.from_parameters(profiles.CHEAPEST) if fast_passwords else None
         self.identity = IdentityService(self.store, runtime, self.rng, password_hasher=hasher, token_ttl=token_ttl,
-                                        lockout=lockout)
+                                        lockout=lockout, credential_cache_seconds=credential_cache_seconds)
         self.image = ImageService(self.store, runtime, self.rng, world.image_files)
         self.network = NetworkService(self.store, runtime, self.rng, bus=self.bus)
         self.baremetal = BaremetalService(self.store, runtime, self.rng, self.network, world.hardware,

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tether.config import DEFAULT_DATA_DIR, DataDir
-from tether.domain.identity import DEFAULT_TOKEN_TTL, Lockout
+from tether.domain.identity import DEFAULT_CREDENTIAL_CACHE_SECONDS, DEFAULT_TOKEN_TTL, Lockout
 from tether.exits import ExitCode, Failure
 from tether.exposure import DEFAULT_PASSWORDS, is_loopback, refuse_defaults, seed_passwords, strong_password
 from tether.listening import listen, port_of
@@ -66,6 +66,7 @@ class ServeOptions:
     insecure_default_passwords: bool = False
     tls: TlsFiles | None = None
     token_ttl: float = DEFAULT_TOKEN_TTL
+    credential_cache_seconds: float = DEFAULT_CREDENTIAL_CACHE_SECONDS
     lockout: Lockout = field(default_factory=Lockout)
     log: LogSettings = field(default_factory=LogSettings)
 
@@ -158,7 +159,8 @@ async def open_cloud(options: ServeOptions, database: Database) -> tuple[Cloud, 
                                path=directory.hardware_state, new_machines_clean=True),
                   ImageFiles(directory.images))
     runtime = Runtime(faults=FaultPlan.parse(options.faults), bugs=Bugs(options.bugs), on_crash=_crash)
-    cloud = Cloud(world, runtime, token_ttl=options.token_ttl, lockout=options.lockout)
+    cloud = Cloud(world, runtime, token_ttl=options.token_ttl, lockout=options.lockout,
+                  credential_cache_seconds=options.credential_cache_seconds)
     try:
         await cloud.identity.find_project("admin")
         seeded = False

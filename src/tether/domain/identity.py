@@ -21,6 +21,8 @@ DEFAULT_IMPLIED_ROLES = (("admin", "member"), ("member", "reader"))
 ADMIN_PROJECT_NAME = "admin"
 # Seconds a token lives: keystone's [token] expiration default, an hour.
 DEFAULT_TOKEN_TTL = 3600.0
+# Seconds a secret that argon2 accepted is recognised again without the hash (services.identity.verified_secrets).
+DEFAULT_CREDENTIAL_CACHE_SECONDS = 60.0
 
 # keystone's one system: the target of a system role assignment.
 SYSTEM_ALL = "all"
@@ -222,6 +224,8 @@ class Token:
     domain_id: str | None = None
     domain_name: str | None = None
     application_credential_id: str | None = None
+    # keystone's audit chain: the audit id of the token this one was re-scoped from (the chain's first)
+    parent_audit_id: str | None = None
 
     def is_valid(self, now: float) -> bool:
         return not self.revoked and now < self.expires_at

@@ -24,7 +24,9 @@ _NAMED: openapi.Schema = openapi.obj({"id": openapi.STRING, "name": openapi.STRI
 # keystone's password-method auth request, with a project or system scope.
 AUTH_SCHEMA = openapi.obj({"auth": openapi.obj({
     "identity": openapi.obj({
-        "methods": {"type": "array", "items": {"type": "string", "enum": ["password", "application_credential"]}},
+        "methods": {"type": "array", "items": {"type": "string",
+                                               "enum": ["password", "application_credential", "token"]}},
+        "token": openapi.obj({"id": openapi.STRING}, closed=False),
         "password": openapi.obj({"user": openapi.obj({**_NAMED["properties"], "password": openapi.STRING},
                                                      closed=False)}, ["user"], closed=False),
     }, ["methods"], closed=False),
@@ -89,6 +91,15 @@ def _application_credential(identity: dict[str, Any]) -> dict[str, Any]:
             "user_domain_name": _text(domain.get("name"), "domain.name")}
 
 
+def _token_id(identity: dict[str, Any]) -> str:
+    """The ``token`` method's token: keystone's re-scoping."""
+    token = identity.get("token")
+    token_id = _text(token.get("id"), "token.id") if isinstance(token, dict) else None
+    if token_id is None:
+        raise ie.MissingAttribute(attribute="id", target="token")
+    return token_id
+
+
 def _scope(auth: dict[str, Any]) -> dict[str, Any]:
     scope = auth.get("scope")
     if scope is None or scope == "unscoped":
@@ -128,9 +139,11 @@ async def issue_token(request: Request) -> JSONResponse:
     identity = body.get("identity")
     if isinstance(identity, dict) and identity.get("methods") == ["application_credential"]:
         if "scope" in body:
-            raise ie.ValidationError(reason="Application credentials cannot request a scope.")
+            raise ie.ApplicationCredentialAuthError(detail="Application credentials cannot request a scope.")
         token = await cloud(request).identity.application_credentials.authenticate(
             **_application_credential(identity))
+    elif isinstance(identity, dict) and identity.get("methods") == ["token"]:
+        token = await cloud(request).identity.rescope(token_id=_token_id(identity), **_scope(body))
     else:
         token = await cloud(request).identity.authenticate(**_credentials(body), **_scope(body))
     logs.caller_known(token.user_id, token.project_id)

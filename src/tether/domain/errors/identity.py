@@ -23,6 +23,10 @@ class AccountLocked(Unauthorized):
     template = "The account is locked for user: {user_id}."
 
 
+class ApplicationCredentialAuthError(Unauthorized):
+    template = "Error authenticating with application credential: {detail}"
+
+
 class Forbidden(IdentityError):
     status = 403
     template = "You are not authorized to perform the requested action: {action}."

@@ -23,6 +23,7 @@ from tether.domain.identity import (
 )
 from tether.services.identity.passwords import Passwords
 from tether.services.identity.tokens import TokenCache, revoke_tokens_where
+from tether.services.identity.verified_secrets import VerifiedSecrets
 from tether.store import repos
 from tether.store.database import Store
 from tether.store.repository import Repository
@@ -73,6 +74,7 @@ class Accounts:
     _: KW_ONLY
     passwords: Passwords
     cache: TokenCache
+    verified: VerifiedSecrets
 
     # -- domains ------------------------------------------------------------
 
@@ -336,6 +338,7 @@ class Accounts:
                 updated = await _require_user(conn, user_id)
         if revoke:
             self.cache.forget(lambda token: token.user_id == user_id)
+            self.verified.forget_user(user_id)
         return updated
 
     async def change_password(self, user_id: str, *, original_password: str, password: str) -> None:
@@ -354,6 +357,7 @@ class Accounts:
             await _forget_user(conn, user_id)
             await repos.users.delete(conn, user_id)
         self.cache.forget(lambda token: token.user_id == user_id)
+        self.verified.forget_user(user_id)
 
     # -- roles --------------------------------------------------------------
 
@@ -439,6 +443,7 @@ class Accounts:
             await repos.roles.update(conn, prior.id, implies=[i for i in prior.implies if i != implied_role_id])
 
     def _forget(self, users: list[str], projects: list[str], domain_id: str) -> None:
+        self.verified.forget_user(*users)
         held, scoped = set(users), set(projects)
         self.cache.forget(lambda token: token.user_id in held or token.project_id in scoped
                           or token.domain_id == domain_id)

@@ -18,6 +18,7 @@ from tether.runtime.runtime import Runtime
 from tether.services.identity.grants import Target, roles_held
 from tether.services.identity.passwords import Passwords
 from tether.services.identity.tokens import Grant, TokenCache, Tokens, revoke_tokens_where
+from tether.services.identity.verified_secrets import VerifiedSecrets
 from tether.store import repos
 from tether.store.database import Store
 
@@ -39,6 +40,7 @@ class ApplicationCredentials:
     passwords: Passwords
     cache: TokenCache
     tokens: Tokens
+    verified: VerifiedSecrets
 
     async def create(self, *, user_id: str, project_id: str, name: str, secret: str | None = None,
                      description: str = "", expires_at: float | None = None, unrestricted: bool = False,
@@ -94,6 +96,7 @@ class ApplicationCredentials:
             await repos.application_credentials.delete(conn, credential_id)
             await revoke_tokens_where(conn, application_credential_id=credential_id)
         self.cache.forget(lambda token: token.application_credential_id == credential_id)
+        self.verified.forget(f"application_credential:{credential_id}")
 
     async def authenticate(self, *, secret: str, id: str | None = None, name: str | None = None,
                            user_id: str | None = None, user_name: str | None = None,
@@ -117,11 +120,26 @@ class ApplicationCredentials:
                 if user_id:
                     credential = await repos.application_credentials.first(conn, user_id=user_id, name=name)
             grant = await self._grant(conn, credential) if credential is not None else None
-        secret_ok = await self.passwords.verify(credential.secret_hash if credential else None, secret)
+        subject = f"application_credential:{credential.id}" if credential else ""
+        digest = self.verified.digest(subject, credential.secret_hash if credential else "", secret)
+        now = self.rt.now()
+        # as for passwords: only what would succeed may skip the hash (services.identity.verified_secrets)
+        if grant is not None and credential is not None and self.verified.recalls(subject, digest, now):
+            secret_ok = True
+        else:
+            secret_ok = await self.passwords.verify(credential.secret_hash if credential else None, secret)
+            if secret_ok and grant is not None and credential is not None:
+                self.verified.remember(subject, credential.user_id, digest, now)
         if grant is None or credential is None or not secret_ok:
             raise errors.Unauthorized()
         return await self.tokens.issue(grant, methods=["application_credential"],
                                        application_credential_id=credential.id)
+
+    async def grant_of(self, credential_id: str) -> Grant | None:
+        """What credential ``credential_id`` still grants (its project, its roles); None if it no longer works."""
+        async with self.store.begin() as conn:
+            credential = await repos.application_credentials.get(conn, credential_id)
+            return await self._grant(conn, credential) if credential is not None else None
 
     async def _grant(self, conn: Any, credential: ApplicationCredential) -> Grant | None:
         if credential.expires_at is not None and credential.expires_at <= self.rt.now():

@@ -1,8 +1,8 @@
 """IdentityService: keystone's accounts, password tokens and catalog, each a module, assembled in one service.
 
 ``IdentityService`` holds no logic. It builds each part with exactly what that
-part needs (the token cache and the password hasher are shared: what changes
-an account drops its holder's cached tokens) and offers the parts' public
+part needs (the token cache, the verified secrets and the password hasher are
+shared: what changes an account drops its holder's cached tokens and secrets) and offers the parts' public
 methods under one name, which is how the API and the cloud reach them.
 """
 
@@ -12,7 +12,7 @@ import random
 
 from argon2 import PasswordHasher
 
-from tether.domain.identity import DEFAULT_LOCKOUT, DEFAULT_TOKEN_TTL, Lockout
+from tether.domain.identity import DEFAULT_CREDENTIAL_CACHE_SECONDS, DEFAULT_LOCKOUT, DEFAULT_TOKEN_TTL, Lockout
 from tether.runtime.runtime import Runtime
 from tether.services.identity.accounts import Accounts
 from tether.services.identity.app_credentials import ApplicationCredentials
@@ -21,8 +21,10 @@ from tether.services.identity.bootstrap import Bootstrap
 from tether.services.identity.catalog import Catalog
 from tether.services.identity.groups import Groups
 from tether.services.identity.passwords import Passwords
+from tether.services.identity.rescoping import Rescoping
 from tether.services.identity.token_format import token_body
 from tether.services.identity.tokens import TokenCache, Tokens, context_for
+from tether.services.identity.verified_secrets import VerifiedSecrets
 from tether.store.database import Store
 
 DEFAULT_TOKEN_CACHE_SECONDS = 30.0
@@ -36,6 +38,8 @@ class IdentityService:
     - ``token_cache_seconds``: how long this process trusts a validated token
       without reading the store again; bounds how late it sees a revocation
       made by another process (its own take effect at once). 0 disables the cache.
+    - ``credential_cache_seconds``: how long a password or application credential secret that argon2
+      accepted is recognised without hashing it again (``verified_secrets``); 0 disables it.
     - ``password_hasher``: an argon2 ``PasswordHasher``; the library's
       defaults unless given (tests pass cheap parameters).
     """
@@ -49,26 +53,31 @@ class IdentityService:
         token_ttl: float = DEFAULT_TOKEN_TTL,
         lockout: Lockout = DEFAULT_LOCKOUT,
         token_cache_seconds: float = DEFAULT_TOKEN_CACHE_SECONDS,
+        credential_cache_seconds: float = DEFAULT_CREDENTIAL_CACHE_SECONDS,
         password_hasher: PasswordHasher | None = None,
     ) -> None:
         self.store = store
         self.rt = runtime
         passwords = Passwords(password_hasher)
         cache = TokenCache(ttl=token_cache_seconds)
-        tokens = Tokens(store, runtime, passwords=passwords, cache=cache, token_ttl=token_ttl, lockout=lockout)
+        verified = VerifiedSecrets(ttl=credential_cache_seconds)
+        tokens = Tokens(store, runtime, passwords=passwords, cache=cache, token_ttl=token_ttl, lockout=lockout,
+                        verified=verified)
         bootstrap = Bootstrap(store, rng, passwords=passwords, cache=cache)
-        accounts = Accounts(store, rng, passwords=passwords, cache=cache)
+        accounts = Accounts(store, rng, passwords=passwords, cache=cache, verified=verified)
         # the parts the admin API reaches as a whole
         self.accounts = accounts
         self.assignments = Assignments(store, cache)
         self.groups = Groups(store, rng, cache)
         self.catalogs = Catalog(store, rng)
-        self.application_credentials = ApplicationCredentials(store, rng, runtime, passwords, cache, tokens)
+        self.application_credentials = ApplicationCredentials(store, rng, runtime, passwords, cache, tokens, verified)
+        self.verified_secrets = verified
 
         self.bootstrap = bootstrap.bootstrap
         self.has_password = bootstrap.has_password
         # tokens, and what the API makes of them
         self.authenticate = tokens.authenticate
+        self.rescope = Rescoping(tokens, self.application_credentials).authenticate
         self.validate_token = tokens.validate_token
         self.revoke_token = tokens.revoke_token
         self.purge_expired_tokens = tokens.purge_expired_tokens

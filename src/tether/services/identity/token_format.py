@@ -32,7 +32,7 @@ def token_body(token: Token, catalog: list[dict[str, Any]] | None) -> dict[str, 
             "name": token.user_name,
             "password_expires_at": None,
         },
-        "audit_ids": [token.audit_id],
+        "audit_ids": [token.audit_id, *([token.parent_audit_id] if token.parent_audit_id else [])],
         "expires_at": isotime(token.expires_at),
         "issued_at": isotime(token.issued_at),
     }

@@ -31,6 +31,7 @@ from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
 from tether.services.identity.grants import SYSTEM, Target, roles_held
 from tether.services.identity.passwords import Passwords
+from tether.services.identity.verified_secrets import VerifiedSecrets
 from tether.store import repos
 from tether.store.database import Store
 
@@ -118,7 +119,7 @@ class Tokens:
 
     def __init__(
         self, store: Store, rt: Runtime, *, passwords: Passwords, cache: TokenCache, token_ttl: float,
-        lockout: Lockout = DEFAULT_LOCKOUT,
+        verified: VerifiedSecrets, lockout: Lockout = DEFAULT_LOCKOUT,
     ) -> None:
         if token_ttl <= 0:
             raise ValueError(f"token_ttl must be positive, not {token_ttl!r}")
@@ -126,6 +127,7 @@ class Tokens:
         self.rt = rt
         self.passwords = passwords
         self.cache = cache
+        self.verified = verified
         self.token_ttl = token_ttl
         self.lockout = lockout
 
@@ -164,19 +166,23 @@ class Tokens:
             raise errors.MissingAttribute(attribute="domain", target="project")
 
         async with self.store.begin() as conn:
-            grant = await _find_user(conn, user_id, user_name, user_domain_id, user_domain_name)
-            user = grant.user if grant is not None else None
-            if grant is not None:
-                grant = await _resolve_scope(
-                    conn, grant, project_id, project_name, project_domain_id, project_domain_name, system
-                )
-            if grant is not None and (domain_id or domain_name):
-                grant = await _domain_scope(conn, grant, domain_id, domain_name)
-        # The hash is checked whatever the lookup found (a locked user too), so the time taken tells
-        # nothing of which part was wrong.
-        password_ok = await self.passwords.verify(user.password_hash if user else None, password)
+            found = await _find_user(conn, user_id, user_name, user_domain_id, user_domain_name)
+            user = found.user if found is not None else None
+            grant = await _scope(conn, found, project_id, project_name, project_domain_id, project_domain_name,
+                                 domain_id, domain_name, system)
         now = self.rt.now()
-        if user is not None and self.lockout.locked(user, now):
+        locked = user is not None and self.lockout.locked(user, now)
+        subject = f"password:{user.id}" if user else ""
+        digest = self.verified.digest(subject, user.password_hash if user else "", password)
+        # Only a login that would succeed may skip the hash; every failure (a locked user too) checks
+        # it, so the time taken tells nothing of which part was wrong.
+        if grant is not None and not locked and self.verified.recalls(subject, digest, now):
+            password_ok = True
+        else:
+            password_ok = await self.passwords.verify(user.password_hash if user else None, password)
+            if password_ok and grant is not None and not locked:
+                self.verified.remember(subject, grant.user.id, digest, now)
+        if user is not None and locked:
             raise errors.AccountLocked(user_id=user.id)
         if user is not None and not password_ok:
             async with self.store.begin() as conn:
@@ -186,6 +192,9 @@ class Tokens:
                         conn, counted.id, expect={"failed_auth_count": counted.failed_auth_count},
                         failed_auth_count=self.lockout.failed(counted, now), failed_auth_at=now):
                     counted = await repos.users.get(conn, counted.id)
+            if counted is not None and self.lockout.locked(
+                    replace(counted, failed_auth_count=self.lockout.failed(counted, now), failed_auth_at=now), now):
+                self.verified.forget_user(counted.id)
         if grant is None or not password_ok:
             raise errors.Unauthorized()
 
@@ -237,9 +246,27 @@ class Tokens:
             result = await conn.execute(delete(table).where(table.c.expires_at <= self.rt.now()))
         return result.rowcount
 
-    async def issue(self, grant: Grant, *, methods: list[str], application_credential_id: str | None = None) -> Token:
-        """A new token for what another auth method (an application credential) has found and checked."""
-        token = replace(self._new_token(grant), methods=methods, application_credential_id=application_credential_id)
+    async def scoped_grant(
+        self, user_id: str, *, project_id: str | None = None, project_name: str | None = None,
+        project_domain_id: str | None = None, project_domain_name: str | None = None, domain_id: str | None = None,
+        domain_name: str | None = None, system: bool = False,
+    ) -> Grant | None:
+        """What user ``user_id`` (enabled, in an enabled domain) holds on the scope asked for; None if nothing."""
+        async with self.store.begin() as conn:
+            found = await _find_user(conn, user_id, None, None, None)
+            return await _scope(conn, found, project_id, project_name, project_domain_id, project_domain_name,
+                                domain_id, domain_name, system)
+
+    async def issue(self, grant: Grant, *, methods: list[str], application_credential_id: str | None = None,
+                    expires_at: float | None = None, parent_audit_id: str | None = None) -> Token:
+        """A new token for what another auth method (an application credential, a token) has found and checked.
+
+        ``expires_at`` caps its life (a re-scoped token ends when the token it came from does).
+        """
+        token = self._new_token(grant)
+        token = replace(token, methods=methods, application_credential_id=application_credential_id,
+                        expires_at=min(token.expires_at, expires_at or token.expires_at),
+                        parent_audit_id=parent_audit_id)
         async with self.store.begin() as conn:
             await repos.tokens.add(conn, replace(token, id=token_digest(token.id)))
         self.cache.put(token, token.issued_at, self.cache.generation)
@@ -289,6 +316,19 @@ async def _find_user(
     if user is None or domain is None or not user.enabled or not domain.enabled:
         return None
     return Grant(user=user, user_domain=domain)
+
+
+async def _scope(
+    conn: StoreConnection, found: Grant | None, project_id: str | None, project_name: str | None,
+    project_domain_id: str | None, project_domain_name: str | None, domain_id: str | None, domain_name: str | None,
+    system: bool,
+) -> Grant | None:
+    if found is None:
+        return None
+    grant = await _resolve_scope(conn, found, project_id, project_name, project_domain_id, project_domain_name, system)
+    if grant is not None and (domain_id or domain_name):
+        grant = await _domain_scope(conn, grant, domain_id, domain_name)
+    return grant
 
 
 async def _resolve_scope(
