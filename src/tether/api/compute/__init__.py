@@ -18,9 +18,11 @@ from tether.api.compute import (
     server_details,
     server_groups,
     servers,
+    tenant_usage,
 )
 
 ROUTERS = (*(module.router for module in (servers, interfaces, actions, diagnostics, events, flavors, hypervisors,
                                           keypairs, quotas, availability_zones, compute_services, aggregates,
-                                          server_groups, flavor_settings, server_actions, server_details, images)),
+                                          server_groups, flavor_settings, server_actions, server_details, images,
+                                          tenant_usage)),
            server_actions.console_pages)
