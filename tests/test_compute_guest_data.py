@@ -315,3 +315,43 @@ def test_create_backup_keeps_the_newest_backups_of_its_type(admin, made, seeded,
     bad = admin.post(f"/servers/{server_id}/action", {"createBackup": {"name": "b", "backup_type": "daily",
                                                                       "rotation": -1}})
     assert "rotation" in fault_of(bad, "badRequest", 400)
+
+
+def test_addresses_network_proxies_and_the_usage_audit_log(admin, demo, made, seeded) -> None:
+    server_id = boot(demo, made, seeded)
+    demo.wait(server_id)
+    addresses = demo.get(f"/servers/{server_id}/ips").json()["addresses"]
+    assert list(addresses) == ["private"] and set(addresses["private"][0]) == {"version", "addr"}
+    assert demo.get(f"/servers/{server_id}/ips/private").json() == {"private": addresses["private"]}
+    assert fault_of(demo.get(f"/servers/{server_id}/ips/nowhere"), "itemNotFound", 404) == \
+        "Instance is not a member of specified network"
+    networks = demo.get("/os-networks", "2.35").json()["networks"]
+    private = next(n for n in networks if n["label"] == "private")
+    assert private["id"] == seeded["network"] and private["cidr"] is None
+    assert demo.get(f"/os-tenant-networks/{private['id']}", "2.35").json()["network"] == \
+        {"id": private["id"], "cidr": "None", "label": "private"}
+    assert demo.get("/os-networks", "2.36").status_code == 404
+    audit = admin.get("/os-instance_usage_audit_log").json()["instance_usage_audit_logs"]
+    assert audit["num_hosts"] == audit["num_hosts_not_run"] >= 2 and audit["log"] == {}
+    assert fault_of(admin.get("/os-instance_usage_audit_log/yesterday"), "badRequest", 400) == \
+        "Invalid timestamp for date yesterday"
+    assert demo.get("/os-instance_usage_audit_log").status_code == 403
+    assert admin.get("/os-simple-tenant-usage/").status_code == 404
+
+
+def test_os_hosts_lists_and_shows_compute_hosts_before_2_43(admin, demo, made, seeded) -> None:
+    server_id = boot(admin, made, seeded)
+    host = admin.wait(server_id)["OS-EXT-SRV-ATTR:host"]
+    hosts = admin.get("/os-hosts", "2.42").json()["hosts"]
+    assert {"host_name": host, "service": "compute", "zone": "nova"} in hosts
+    assert admin.get("/os-hosts", "2.42", params={"zone": "no-such-zone"}).json()["hosts"] == []
+    resources = [r["resource"] for r in admin.get(f"/os-hosts/{host}", "2.42").json()["host"]]
+    assert [r["project"] for r in resources[:3]] == ["(total)", "(used_now)", "(used_max)"]
+    assert resources[2]["cpu"] >= 1 and admin.project_id() in {r["project"] for r in resources[3:]}
+    assert fault_of(admin.get("/os-hosts/nowhere", "2.42"), "itemNotFound", 404) == \
+        "Compute host nowhere could not be found."
+    assert fault_of(admin.call("PUT", f"/os-hosts/{host}", "2.42", json={"status": "disable"}),
+                    "notImplemented", 501) == "The requested functionality is not supported."
+    assert admin.call("PUT", f"/os-hosts/{host}", "2.42", json={"status": "off"}).status_code == 400
+    assert demo.get("/os-hosts", "2.42").status_code == 403
+    assert admin.get("/os-hosts", "2.43").status_code == 404

@@ -20,6 +20,7 @@ from tether.api.compute.query import MAX_LIMIT, last, next_links
 from tether.api.compute.views import naive_time
 from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
+from tether.domain.errors import compute as ce
 from tether.domain.tenant_usage import ServerUsage
 from tether.services.context import RequestContext
 
@@ -110,6 +111,12 @@ async def list_tenant_usage(request: Request, ctx: RequestContext = Depends(call
                                                         detailed=last(request, "detailed") == "1")}
     body.update(_links(request, version, _COLLECTION, usages, "tenant_usages_links"))
     return JSONResponse(body)
+
+
+@router.get("/os-simple-tenant-usage/", include_in_schema=False)
+async def no_tenant_id(ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    """An empty project id names no project: nova's router answers 404, not the list."""
+    raise ce.ComputeNotFound(reason="The resource could not be found.")
 
 
 @router.get("/os-simple-tenant-usage/{tenant_id}")
