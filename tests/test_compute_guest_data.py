@@ -337,6 +337,7 @@ def test_addresses_network_proxies_and_the_usage_audit_log(admin, demo, made, se
         "Invalid timestamp for date yesterday"
     assert demo.get("/os-instance_usage_audit_log").status_code == 403
     assert admin.get("/os-simple-tenant-usage/").status_code == 404
+    assert admin.call("DELETE", "/images/", "2.35").status_code == 404
 
 
 def test_os_hosts_lists_and_shows_compute_hosts_before_2_43(admin, demo, made, seeded) -> None:
