@@ -85,7 +85,8 @@ def start(data_dir: Path, *extra: str, db: str | None = None, deploy_seconds: fl
     base = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
     # The probe only waits for the port to answer; the clients under test check the certificate.
     probe = ssl._create_unverified_context() if tls else None
-    deadline = time.monotonic() + 90  # a loaded machine (CI beside other work) starts slower
+    # a first start seeds the cloud (password hashes): on a loaded machine that takes a while
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"tether serve exited with {process.returncode}: {log.read_text()[-2000:]}")
@@ -96,5 +97,5 @@ def start(data_dir: Path, *extra: str, db: str | None = None, deploy_seconds: fl
             time.sleep(0.05)
     else:
         process.kill()
-        raise RuntimeError(f"tether serve did not answer in 90 s: {log.read_text()[-2000:]}")
+        raise RuntimeError(f"tether serve did not answer in 120 s: {log.read_text()[-2000:]}")
     return LiveCloud(base, data_dir, data_dir / "clouds.yaml", process, log)

@@ -206,6 +206,37 @@ def test_resize_waits_for_the_user_to_confirm_or_revert(live_cloud, admin, made)
     assert actions[:4] == ["confirmResize", "resize", "revertResize", "resize"]
 
 
+def test_a_resize_no_host_can_take_fails_at_scheduling_and_leaves_the_server_as_it_was(live_cloud, admin,
+                                                                                         made) -> None:
+    server_id = boot_with_cli(live_cloud, made)
+    # more disk than any seeded hypervisor has (4000 GB): only the scheduler can refuse it, not a quota
+    huge = admin.post("/flavors", {"flavor": {"name": unique("huge"), "ram": 512, "vcpus": 1, "disk": 5000}})
+    assert huge.status_code == 200, huge.text
+    huge_id = huge.json()["flavor"]["id"]
+    try:
+        live_cloud.cli("server", "resize", "--flavor", huge_id, server_id)
+        resize = next(a for a in actions_of(admin, server_id) if a["action"] == "resize")
+        deadline = time.monotonic() + 30
+        events = events_of(admin, server_id, resize["request_id"])
+        while any(e["result"] is None for e in events):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+            events = events_of(admin, server_id, resize["request_id"])
+        assert sorted(e["event"] for e in events) == ["cold_migrate", "conductor_migrate_server"]
+        assert {(e["result"], e["details"]) for e in events} == \
+            {("Error", "No valid host was found. No valid host found for resize")}
+        server = settled(admin, server_id, "ACTIVE")
+        assert (server["flavor"]["original_name"], server["OS-EXT-STS:task_state"]) == ("m1.tiny", None)
+        # nova records the scheduler's fault, and shows faults only of ERROR and DELETED servers
+        assert "fault" not in server
+        assert shown(live_cloud, server_id, "status") == ["ACTIVE"]
+        # the server is not stuck: a resize that fits still goes through
+        live_cloud.cli("server", "resize", "--flavor", "m1.small", "--wait", server_id)
+        assert settled(admin, server_id, "VERIFY_RESIZE")["flavor"]["original_name"] == "m1.small"
+    finally:
+        admin.delete(f"/flavors/{huge_id}")
+
+
 def test_a_bare_metal_server_cannot_be_resized_and_stays_as_it_was(admin, made, seeded) -> None:
     server_id = admin.boot(unique("bm"), seeded, flavorRef="3")
     made.append(server_id)
@@ -382,3 +413,49 @@ def test_nova_s_image_proxy_and_the_actions_of_soft_deletion(admin, made, seeded
     body = updated.json()["server"]
     assert body["name"] == "proxy-renamed" and "OS-EXT-STS:vm_state" not in body
     assert all(set(ip) == {"version", "addr"} for ips in body["addresses"].values() for ip in ips)
+
+
+# -- a restart in the middle of an action ------------------------------------------------------
+
+
+def test_actions_a_restart_cut_short_are_abandoned_as_nova_s_init_host_abandons_them(tmp_path) -> None:
+    from tests.live import start
+
+    data_dir = tmp_path / "cloud"
+    held = start(data_dir, "--fault", "compute.snapshot.before_upload=sleep:600",
+                 "--fault", "compute.rebuild.before_driver=sleep:600")
+    try:
+        nova = Nova(held, issue_token(held, "admin", "admin", "admin"))
+        sdk = held.connect()
+        image = sdk.image.find_image("cirros").id
+        seeded = {"image": image, "network": sdk.network.find_network("private").id}
+        snapped, rebuilt = (nova.boot(unique("restart"), seeded) for _ in range(2))
+        for server_id in (snapped, rebuilt):
+            settled(nova, server_id, "ACTIVE")
+        assert nova.post(f"/servers/{snapped}/action", {"createImage": {"name": unique("snap")}}).status_code == 202
+        assert nova.post(f"/servers/{rebuilt}/action", {"rebuild": {"imageRef": image}}).status_code == 202
+        deadline = time.monotonic() + 30
+        while (nova.get(f"/servers/{snapped}").json()["server"]["OS-EXT-STS:task_state"] != "image_uploading"
+               or nova.get(f"/servers/{rebuilt}").json()["server"]["OS-EXT-STS:task_state"] != "rebuilding"):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        held.process.kill()  # a crash: nothing gets to end the actions
+        held.process.wait()
+    restarted = start(data_dir)
+    try:
+        nova = Nova(restarted, issue_token(restarted, "admin", "admin", "admin"))
+        # the snapshot's task state is cleared and its server stays ACTIVE; the half-rebuilt one is broken
+        snapshot_server = settled(nova, snapped, "ACTIVE")
+        assert snapshot_server["OS-EXT-STS:vm_state"] == "active"
+        assert settled(nova, rebuilt, "ERROR")["fault"]["message"] == \
+            "the control plane restarted during the action"
+        for server_id, action in ((snapped, "createImage"), (rebuilt, "rebuild")):
+            record = next(a for a in actions_of(nova, server_id) if a["action"] == action)
+            events = events_of(nova, server_id, record["request_id"])
+            assert [e["result"] for e in events] == ["Error"], events
+        # nothing resumes: the server takes new actions at once
+        assert nova.post(f"/servers/{snapped}/action", {"os-stop": None}).status_code == 202
+        settled(nova, snapped, "SHUTOFF")
+    finally:
+        restarted.stop()

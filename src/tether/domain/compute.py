@@ -22,6 +22,9 @@ class Flavor:
     resource_class: str | None = None
     extra_specs: dict[str, str] = field(default_factory=dict)
     description: str | None = None
+    # nova's bandwidth factor for the networks of its servers (None: nova's default, 1.0); Tether's
+    # networks have no bandwidth to scale, as nova's own (neutron) deployments ignore it too
+    rxtx_factor: float | None = None
 
     @property
     def is_baremetal(self) -> bool:
@@ -79,6 +82,19 @@ class Instance:
     tags: list[str] = field(default_factory=list)
     # The flavor a resize came from, until it is confirmed or reverted.
     old_flavor_id: str | None = None
+    # What the boot asked the guest to get: user data (base64, as sent), files to inject (nova's
+    # personality: path and base64 contents), a config drive ("True"), and its disk config (AUTO/MANUAL).
+    user_data: str | None = None
+    injected_files: list[dict[str, str]] = field(default_factory=list)
+    config_drive: str | None = None
+    disk_config: str | None = None
+    # The zone of the host it was placed on, and the zone the boot asked for (nova's pinned zone).
+    availability_zone: str | None = None
+    pinned_availability_zone: str | None = None
+    # The boot's same_host / different_host hints: server UUIDs it must share a host with, or avoid.
+    scheduler_hints: dict[str, list[str]] = field(default_factory=dict)
+    # The guest's hostname as the user set it (2.90); None: derived from the name, as nova derives it.
+    hostname: str | None = None
 
     @property
     def locked(self) -> bool:

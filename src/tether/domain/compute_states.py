@@ -49,6 +49,7 @@ RESCUING = "rescuing"
 UNRESCUING = "unrescuing"
 IMAGE_SNAPSHOT = "image_snapshot"
 IMAGE_UPLOADING = "image_uploading"
+IMAGE_BACKUP = "image_backup"
 
 # power_state values, as nova numbers them
 NOSTATE = 0
@@ -100,6 +101,7 @@ TASK_STATES: dict[str | None, str] = {
     UNRESCUING: "Its guest is being booted from its own disk again.",
     IMAGE_SNAPSHOT: "A snapshot of its disk is being taken.",
     IMAGE_UPLOADING: "Its snapshot is being written to the image service.",
+    IMAGE_BACKUP: "A backup of its disk is being taken (a snapshot that rotates out older backups).",
 }
 
 InstanceState = tuple[str, str | None]
@@ -154,6 +156,8 @@ ACTIONS: dict[str, ServerAction] = {action.event: action for action in (
                                                                                           RESCUED)),
     ServerAction("unrescue", "unrescue", (RESCUED,), (UNRESCUING,), {RESCUED: ACTIVE}),
     ServerAction("createImage", "snapshot", (ACTIVE, STOPPED, PAUSED, SUSPENDED), (IMAGE_SNAPSHOT, IMAGE_UPLOADING),
+                 _same(ACTIVE, STOPPED, PAUSED, SUSPENDED)),
+    ServerAction("createBackup", "backup", (ACTIVE, STOPPED, PAUSED, SUSPENDED), (IMAGE_BACKUP, IMAGE_UPLOADING),
                  _same(ACTIVE, STOPPED, PAUSED, SUSPENDED)),
 )}
 

@@ -8,6 +8,7 @@ restarted ``tether serve`` finds its guests where it left them.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -39,12 +40,22 @@ class FakeHypervisor:
         self._power: dict[tuple[str, str], int] = {}
         self._console: dict[tuple[str, str], list[str]] = {}
         self._report: Callable[[object], None] | None = None
+        self._booted = time.monotonic()
         self._load()
 
     def report_to(self, report: Callable[[object], None] | None) -> None:
         """Where each newly plugged or unplugged interface is reported (the L2 agent's view):
         the hardware outlives control planes, and tells whichever one is alive now."""
         self._report = report
+
+    def uptime(self, host: str) -> str:
+        """What ``uptime`` prints on a host (nova's libvirt driver reports exactly that); the fake's hosts
+        came up with this process."""
+        minutes = int(time.monotonic() - self._booted) // 60
+        days, rest = divmod(minutes, 24 * 60)
+        since = f"{days} day{'s' if days != 1 else ''}, {rest // 60:2d}:{rest % 60:02d}" if days else \
+            (f"{rest // 60:2d}:{rest % 60:02d}" if rest >= 60 else f"{rest} min")
+        return f" {time.strftime('%H:%M:%S')} up {since},  0 users,  load average: 0.00, 0.00, 0.00"
 
     # -- domains --------------------------------------------------------------
 

@@ -140,7 +140,7 @@ flavors = table_for(metadata, "flavors", compute.Flavor, primary_key=("id",),
 hypervisors = table_for(metadata, "hypervisors", compute.Hypervisor, primary_key=("id",),
                         autoincrement="id",
                         extra=(UniqueConstraint("hostname", name="uq_hypervisors_hostname"),))
-instances = table_for(metadata, "instances", compute.Instance, primary_key=("uuid",),
+instances = table_for(metadata, "instances", compute.Instance, primary_key=("uuid",), text=("user_data",),
                       extra=(Index("ix_instances_project", "project_id"),
                              Index("ix_instances_name", "name"),
                              # nova's default order, newest first: one project's, and everyone's

@@ -145,14 +145,25 @@ def _counting(minimum: int) -> Any:
     return AfterValidator(check)
 
 
-def _base64(value: str) -> str:
-    if len(value) > 65535:
-        raise ValueError("is too long")
+def is_base64(value: str) -> bool:
+    """nova's 'base64' format: what ``base64.decodebytes`` takes (line breaks included), padding checked."""
     try:
-        base64.b64decode(value, validate=True)
+        base64.decodebytes(value.encode("utf-8"))
     except (binascii.Error, ValueError):
-        raise ValueError(f"'{value[:40]}' is not a 'base64'") from None
+        return False
+    return True
+
+
+def _base64(value: str) -> str:
+    if not is_base64(value):
+        raise ValueError(f"'{value[:40]}' is not a 'base64'")
     return value
+
+
+def _user_data(value: str) -> str:
+    if len(value) > 65535:
+        raise ValueError(f"'{value[:40]}' is too long")
+    return _base64(value)
 
 
 def _metadata(value: dict[str, str]) -> dict[str, str]:
@@ -231,6 +242,13 @@ class SecurityGroupRef(Body):
     name: Name
 
 
+class PersonalityFile(Body):
+    """One file to inject (nova's personality, up to 2.56): a path and its base64 contents."""
+
+    path: StrictStr
+    contents: Annotated[StrictStr, AfterValidator(_base64)]
+
+
 class ServerCreate(Body):
     name: Name
     flavorRef: Annotated[StrictStr, Field(min_length=1)] | StrictInt
@@ -242,7 +260,7 @@ class ServerCreate(Body):
     disk_config: Literal["AUTO", "MANUAL"] | None = Field(None, alias="OS-DCF:diskConfig")
     accessIPv4: StrictStr | None = None
     accessIPv6: StrictStr | None = None
-    personality: list[Any] | None = None
+    personality: list[PersonalityFile] | None = None
     availability_zone: Name | None = None
     block_device_mapping: list[Any] | None = None
     block_device_mapping_v2: list[BlockDeviceMapping] | None = None
@@ -252,7 +270,7 @@ class ServerCreate(Body):
     max_count: PositiveInteger | None = None
     return_reservation_id: Boolean | None = None
     security_groups: list[SecurityGroupRef] | None = None
-    user_data: Annotated[StrictStr, AfterValidator(_base64)] | None = None
+    user_data: Annotated[StrictStr, AfterValidator(_user_data)] | None = None
     description: Annotated[StrictStr, Field(max_length=255)] | None = None
     tags: Annotated[list[Tag], Field(max_length=50)] | None = None
     trusted_image_certificates: list[StrictStr] | None = None
@@ -357,3 +375,18 @@ class ExternalEvent(Body):
 
 class ExternalEventsRequest(Body):
     events: Annotated[list[ExternalEvent], Field(min_length=1)]
+
+
+_HOSTNAME = re.compile(r"^[a-zA-Z0-9]+[a-zA-Z0-9-]*[a-zA-Z0-9]+$")
+_FQDN = re.compile(r"^[a-zA-Z0-9-._]*$")
+
+
+def hostname_field(value: Any, version: Microversion) -> str:
+    """nova's hostname from 2.90 (a host name of 2-63 characters), a fully qualified name from 2.94."""
+    if version.at_least("2.94"):
+        ok = isinstance(value, str) and 1 <= len(value) <= 255 and bool(_FQDN.match(value))
+    else:
+        ok = isinstance(value, str) and 2 <= len(value) <= 63 and bool(_HOSTNAME.match(value))
+    if not ok:
+        raise fail(f"Invalid input for field/attribute hostname. Value: {value}. {value!r} is not a valid hostname")
+    return value

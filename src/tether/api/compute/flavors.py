@@ -30,7 +30,7 @@ _SORT_KEYS = {
     "vcpus": lambda f: f.vcpus, "is_public": lambda f: f.is_public, "description": lambda f: f.description or "",
     # the same for every Tether flavor
     "created_at": lambda f: 0, "updated_at": lambda f: 0, "disabled": lambda f: False,
-    "rxtx_factor": lambda f: 1.0, "vcpu_weight": lambda f: 0,
+    "rxtx_factor": lambda f: f.rxtx_factor or 1.0, "vcpu_weight": lambda f: 0,
 }
 
 
@@ -143,13 +143,11 @@ async def create_flavor(request: Request, body: bodies.FlavorCreateRequest,
     flavor = body.flavor
     if "description" in flavor.given() and not version.at_least("2.55"):
         raise unexpected("flavor", "description")
-    if flavor.rxtx_factor is not None and flavor.rxtx_factor != 1.0:
-        raise fail("Invalid input for field/attribute rxtx_factor. Tether does not support rxtx_factor "
-                   "other than 1.0.")
     created = await cloud(request).compute.create_flavor(
         ctx, name=flavor.name, id=flavor.id, ram=int(flavor.ram), vcpus=int(flavor.vcpus), disk=int(flavor.disk),
         ephemeral=int(flavor.ephemeral or 0), swap=int(flavor.swap or 0),
-        is_public=flavor.is_public if flavor.is_public is not None else True, description=flavor.description)
+        is_public=flavor.is_public if flavor.is_public is not None else True, description=flavor.description,
+        rxtx_factor=flavor.rxtx_factor)
     return JSONResponse({"flavor": views.flavor_detail(request.app.state.base_url, created, version)})
 
 

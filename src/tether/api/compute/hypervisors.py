@@ -1,9 +1,10 @@
-"""/os-hypervisors (admin): list, detail, show.
+"""/os-hypervisors (admin): list, detail, show, statistics and uptime; search and servers before 2.53.
 
 From 2.53 nova names hypervisors (and their services) by UUID. Tether's
 hypervisors have integer ids, so their UUIDs are derived from the hostname:
 stable, and accepted back wherever nova takes one. From 2.88 the resource
-counters are gone and ``uptime`` is shown (null: the fake driver keeps none).
+counters are gone and ``uptime`` is shown (what ``uptime`` prints on the host, as libvirt's driver
+reports it).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def service_uuid(hostname: str) -> str:
 
 
 def hypervisor_body(record: HypervisorRecord, version: Microversion, *, detail: bool,
-                    with_servers: bool) -> dict[str, Any]:
+                    with_servers: bool, uptime: str | None = None) -> dict[str, Any]:
     hypervisor = record.hypervisor
     by_uuid = version.at_least("2.53")
     body: dict[str, Any] = {
@@ -77,7 +78,7 @@ def hypervisor_body(record: HypervisorRecord, version: Microversion, *, detail: 
                 "cpu_info": {} if version.at_least("2.28") else "",
             })
         else:
-            body["uptime"] = None
+            body["uptime"] = uptime
     if with_servers and (record.servers or version.at_least("2.75")):
         body["servers"] = [{"name": server.name, "uuid": server.uuid} for server in record.servers]
     return body
@@ -113,7 +114,9 @@ async def _hypervisors(request: Request, query: ListQuery, ctx: RequestContext, 
         collection = "os-hypervisors/detail" if detail else "os-hypervisors"
         links = next_links(request, collection, records, ident(records[-1]) if records else None,
                            "hypervisors_links")
-    return {"hypervisors": [hypervisor_body(record, version, detail=detail, with_servers=with_servers)
+    uptime = cloud(request).compute.hypervisor_uptime
+    return {"hypervisors": [hypervisor_body(record, version, detail=detail, with_servers=with_servers,
+                                            uptime=uptime(record.hypervisor.hostname))
                             for record in records], **links}
 
 
@@ -164,10 +167,38 @@ async def hypervisor_uptime(hypervisor_id: str, request: Request,
     version: Microversion = request.state.microversion
     if version.at_least("2.88"):
         raise ce.ComputeNotFound(reason="The resource could not be found.")
-    found = _find(await cloud(request).compute.hypervisor_records(ctx), hypervisor_id, version)
+    compute = cloud(request).compute
+    found = _find(await compute.hypervisor_records(ctx), hypervisor_id, version)
     body = hypervisor_body(found, version, detail=False, with_servers=False)
-    body["uptime"] = None
+    body["uptime"] = compute.hypervisor_uptime(found.hypervisor.hostname)
     return JSONResponse({"hypervisor": body})
+
+
+def _matching(records: list[HypervisorRecord], hostname: str, version: Microversion) -> list[HypervisorRecord]:
+    """nova's search by hypervisor hostname before 2.53 (a substring match); gone from 2.53, where the
+    list's hypervisor_hostname_pattern replaces it."""
+    if version.at_least("2.53"):
+        raise ce.ComputeNotFound(reason="The resource could not be found.")
+    found = [record for record in records if hostname in record.hypervisor.hostname]
+    if not found:
+        raise ce.ComputeNotFound(reason=f"No hypervisor matching '{hostname}' could be found.")
+    return found
+
+
+@router.get("/os-hypervisors/{hostname}/search")
+async def search_hypervisors(hostname: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    version: Microversion = request.state.microversion
+    found = _matching(await cloud(request).compute.hypervisor_records(ctx), hostname, version)
+    return JSONResponse({"hypervisors": [hypervisor_body(record, version, detail=False, with_servers=False)
+                                         for record in found]})
+
+
+@router.get("/os-hypervisors/{hostname}/servers")
+async def hypervisor_servers(hostname: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    version: Microversion = request.state.microversion
+    found = _matching(await cloud(request).compute.hypervisor_records(ctx), hostname, version)
+    return JSONResponse({"hypervisors": [hypervisor_body(record, version, detail=False, with_servers=True)
+                                         for record in found]})
 
 
 def _find(records: list[HypervisorRecord], hypervisor_id: str, version: Microversion) -> HypervisorRecord:
@@ -193,4 +224,6 @@ async def show_hypervisor(hypervisor_id: str, request: Request, query: Annotated
     if version.at_least("2.53") and query.with_servers is not None:
         with_servers = strict_bool("with_servers", query.with_servers)
     found = _find(records, hypervisor_id, version)
-    return JSONResponse({"hypervisor": hypervisor_body(found, version, detail=True, with_servers=with_servers)})
+    uptime = cloud(request).compute.hypervisor_uptime(found.hypervisor.hostname)
+    return JSONResponse({"hypervisor": hypervisor_body(found, version, detail=True, with_servers=with_servers,
+                                                       uptime=uptime)})

@@ -141,6 +141,13 @@ async def show_image(image_id: str, request: Request, ctx: RequestContext = Depe
     return JSONResponse({"image": image_detail(request, await _image(request, ctx, image_id))})
 
 
+@router.get("/images/", include_in_schema=False)
+@router.delete("/images/", include_in_schema=False)
+async def no_image_id(ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    """An empty image id names no image: nova's router answers 404 (not the list, not a 405)."""
+    return _not_found()
+
+
 @router.delete("/images/{image_id}", status_code=204)
 async def delete_image(image_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> Response:
     if _gone_after_2_35(request):

@@ -18,10 +18,10 @@ from typing import Any
 
 from fastapi import Depends, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse
-from pydantic import RootModel
+from pydantic import RootModel, TypeAdapter, ValidationError
 
 from tether.api import paths
-from tether.api.compute import views
+from tether.api.compute import bodies, views
 from tether.api.compute.bodies import fail, unexpected
 from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
@@ -74,12 +74,12 @@ def access_ip(field_name: str, value: Any, version: int) -> str | None:
     if value is None or value == "":
         return None
     try:
-        if not isinstance(value, str) or ipaddress.ip_address(value).version != version:
+        if not isinstance(value, str) or (address := ipaddress.ip_address(value)).version != version:
             raise ValueError(value)
     except ValueError:
         raise fail(f"Invalid input for field/attribute {field_name}. Value: {value}. "
                    f"'{value}' is not a 'ipv{version}'") from None
-    return value
+    return str(address)  # kept in its canonical form, as nova's IPAddress field keeps it
 
 
 def name_field(value: Any, field_name: str = "name") -> str:
@@ -148,9 +148,7 @@ async def _rebuild(request: Request, ctx: RequestContext, server_id: str, body: 
     body = _object("rebuild", body, allowed)
     if "imageRef" not in body:
         raise fail("Invalid input for field/attribute rebuild. 'imageRef' is a required property")
-    for refused, what in (("key_name", "key pairs"), ("user_data", "user data"), ("personality", "file injection"),
-                          ("trusted_image_certificates", "trusted image certificates"),
-                          ("hostname", "setting the guest hostname")):
+    for refused, what in (("trusted_image_certificates", "trusted image certificates"),):
         if body.get(refused):
             raise fail(f"Invalid input for field/attribute {refused}. Tether does not support {what}.")
     image_ref = body["imageRef"]
@@ -166,6 +164,9 @@ async def _rebuild(request: Request, ctx: RequestContext, server_id: str, body: 
             changes[column] = access_ip(field_name, body[field_name], ip_version)
     if "description" in body:
         changes["description"] = description_field(body["description"])
+    changes.update(_guest_changes(body))
+    if "hostname" in body:
+        changes["hostname"] = bodies.hostname_field(body["hostname"], version)
     preserve = body.get("preserve_ephemeral", False)
     if not isinstance(preserve, bool):
         raise fail(f"Invalid input for field/attribute preserve_ephemeral. Value: {preserve!r}.")
@@ -174,7 +175,7 @@ async def _rebuild(request: Request, ctx: RequestContext, server_id: str, body: 
     await compute.rebuild_server(ctx, server_id, image_id, preserve_ephemeral=preserve, **changes)
     record = await compute.server_record(ctx, server_id, with_hosts=ctx.is_admin and version.at_least("2.16"))
     server = rebuilt_view(views.server_detail(request.app.state.base_url, record, version, ctx,
-                                              show_server_groups=True), version)
+                                              show_server_groups=True), version, record.instance.user_data)
     server["adminPass"] = _password(body.get("adminPass"))
     return JSONResponse({"server": server}, status_code=202)
 
@@ -197,7 +198,40 @@ def basic_view(server: dict[str, Any], version: Microversion) -> dict[str, Any]:
     return basic
 
 
-def rebuilt_view(server: dict[str, Any], version: Microversion) -> dict[str, Any]:
+def _guest_changes(body: dict[str, Any]) -> dict[str, Any]:
+    """What a rebuild gives the new guest: its key (2.54, null: none), user data (2.57, null: none),
+    injected files (up to 2.56) and disk config, checked as nova's rebuild schema checks them."""
+    changes: dict[str, Any] = {}
+    if "key_name" in body:
+        key_name = body["key_name"]
+        if key_name is not None and (not isinstance(key_name, str) or not 1 <= len(key_name) <= 255):
+            raise fail(f"Invalid input for field/attribute key_name. Value: {key_name!r}.")
+        changes["key_name"] = key_name
+    if "user_data" in body:
+        user_data = body["user_data"]
+        if user_data is not None:
+            if not isinstance(user_data, str) or not bodies.is_base64(user_data):
+                raise fail(f"Invalid input for field/attribute user_data. Value: {user_data!r}. "
+                           f"{user_data!r} is not a 'base64'")
+            if len(user_data) > 65535:
+                raise fail("Invalid input for field/attribute user_data. Value: ... is too long")
+        changes["user_data"] = user_data
+    if "personality" in body:
+        try:
+            files = TypeAdapter(list[bodies.PersonalityFile]).validate_python(body["personality"])
+        except ValidationError:
+            raise fail("Invalid input for field/attribute personality. Value: "
+                       f"{body['personality']!r}.") from None
+        changes["injected_files"] = [{"path": item.path, "contents": item.contents} for item in files]
+    if "OS-DCF:diskConfig" in body:
+        if body["OS-DCF:diskConfig"] not in ("AUTO", "MANUAL"):
+            raise fail("Invalid input for field/attribute OS-DCF:diskConfig. Value: "
+                       f"{body['OS-DCF:diskConfig']}. {body['OS-DCF:diskConfig']!r} is not one of ['AUTO', 'MANUAL']")
+        changes["disk_config"] = body["OS-DCF:diskConfig"]
+    return changes
+
+
+def rebuilt_view(server: dict[str, Any], version: Microversion, user_data: str | None) -> dict[str, Any]:
     """The server as nova's rebuild answers: from 2.75 as GET shows it; key_name from 2.54, user_data from 2.57."""
     server.pop("OS-EXT-SRV-ATTR:user_data", None)  # nova's rebuild shows user_data at the top instead
     key_name = server.get("key_name")
@@ -205,7 +239,7 @@ def rebuilt_view(server: dict[str, Any], version: Microversion) -> dict[str, Any
     if version.at_least("2.54"):
         server["key_name"] = key_name
     if version.at_least("2.57"):
-        server["user_data"] = None  # Tether keeps no user data
+        server["user_data"] = user_data
     return server
 
 
@@ -231,10 +265,9 @@ async def _resize(request: Request, ctx: RequestContext, server_id: str, body: A
         raise fail("Invalid input for field/attribute resize. 'flavorRef' is a required property")
     if not isinstance(flavor_ref, str | int) or isinstance(flavor_ref, bool) or str(flavor_ref) == "":
         raise fail(f"Invalid input for field/attribute flavorRef. Value: {flavor_ref!r}.")
-    if body.get("OS-DCF:diskConfig") == "AUTO":
-        raise fail("Invalid input for field/attribute OS-DCF:diskConfig. Tether does not support automatic disk "
-                   "configuration.")
-    await cloud(request).compute.resize_server(ctx, server_id, str(flavor_ref).rstrip("/").rsplit("/", 1)[-1])
+    disk_config = _guest_changes({key: body[key] for key in ("OS-DCF:diskConfig",) if key in body})
+    await cloud(request).compute.resize_server(ctx, server_id, str(flavor_ref).rstrip("/").rsplit("/", 1)[-1],
+                                               disk_config=disk_config.get("disk_config"))
     return Response(status_code=202)
 
 
@@ -276,6 +309,31 @@ async def _create_image(request: Request, ctx: RequestContext, server_id: str, b
     if version.at_least("2.45"):
         return JSONResponse({"image_id": image_id}, status_code=202)
     return Response(status_code=202, headers={"Location": f"{request.app.state.base_url}/image/v2/images/{image_id}"})
+
+
+async def _create_backup(request: Request, ctx: RequestContext, server_id: str, body: Any) -> Response:
+    version: Microversion = request.state.microversion
+    body = _object("createBackup", body, {"name", "backup_type", "rotation", "metadata"})
+    for required in ("name", "backup_type", "rotation"):
+        if required not in body:
+            raise fail(f"Invalid input for field/attribute createBackup. '{required}' is a required property")
+    name = name_field(body["name"])
+    backup_type = body["backup_type"]
+    if not isinstance(backup_type, str):
+        raise fail(f"Invalid input for field/attribute backup_type. Value: {backup_type!r}. "
+                   f"{backup_type!r} is not of type 'string'")
+    rotation = body["rotation"]
+    if isinstance(rotation, bool) or not (isinstance(rotation, int) or
+                                          (isinstance(rotation, str) and rotation.isdigit())) or int(rotation) < 0:
+        raise fail(f"Invalid input for field/attribute rotation. Value: {rotation!r}. "
+                   f"{rotation!r} is not valid under any of the given schemas")
+    metadata = metadata_field(body.get("metadata") or {})
+    image_id = await cloud(request).compute.create_server_backup(ctx, server_id, name, backup_type, int(rotation),
+                                                                 metadata)
+    if version.at_least("2.45"):
+        return JSONResponse({"image_id": image_id}, status_code=202)
+    headers = {"Location": f"{request.app.state.base_url}/image/v2/images/{image_id}"} if int(rotation) > 0 else {}
+    return Response(status_code=202, headers=headers)
 
 
 async def _console_output(request: Request, ctx: RequestContext, server_id: str, body: Any) -> Response:
@@ -364,6 +422,7 @@ ACTIONS: dict[str, Handler] = {
     "rescue": _rescue,
     "unrescue": _unrescue,
     "createImage": _create_image,
+    "createBackup": _create_backup,
     "os-getConsoleOutput": _console_output,
     "os-getVNCConsole": _vnc_console,
     "changePassword": _change_password,
@@ -383,8 +442,21 @@ async def server_action(server_id: str, request: Request, raw: JsonBody,
     (name, value), = body.items()
     handler = ACTIONS.get(name)
     if handler is None:
+        if name in DECLINED_ACTIONS:
+            # nova finds the server before it acts: a server that is not there is a 404 whatever the action
+            instance = await cloud(request).compute.listed_instance(ctx, server_id)
+            if instance is None or instance.deleted:
+                raise ce.InstanceNotFound(instance_id=server_id)
         raise _no_such_action(name)
     return await handler(request, ctx, server_id, value)
+
+
+# nova's actions that Tether declines (README, "Not implemented"): the server is looked up first, as nova does
+DECLINED_ACTIONS = frozenset({
+    "shelve", "unshelve", "shelveOffload", "migrate", "os-migrateLive", "evacuate",
+    "trigger_crash_dump", "addSecurityGroup", "removeSecurityGroup", "addFloatingIp", "removeFloatingIp",
+    "os-getSPICEConsole", "os-getSerialConsole", "os-getRDPConsole",
+})
 
 
 # -- remote consoles --------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""What a server says about itself: PUT /servers/{id} (name, description, access IPs), its metadata and
-its tags (from 2.26), as nova answers them."""
+"""What a server says about itself: PUT /servers/{id} (name, description, access IPs, hostname), its metadata,
+its tags (from 2.26) and its addresses (/ips), as nova answers them."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 
 from tether.api import paths
 from tether.api.compute import views
-from tether.api.compute.bodies import fail, unexpected
+from tether.api.compute.bodies import fail, hostname_field, unexpected
 from tether.api.compute.server_actions import (
     JsonBody,
     access_ip,
@@ -21,6 +21,8 @@ from tether.api.compute.server_actions import (
 )
 from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
+from tether.domain.errors import compute as ce
+from tether.services.compute.queries import ServerRecord
 from tether.services.context import RequestContext
 
 router = paths.router("compute")
@@ -64,12 +66,13 @@ async def update_server(server_id: str, request: Request, raw: JsonBody,
         elif key in ("accessIPv4", "accessIPv6"):
             ip_version = 4 if key == "accessIPv4" else 6
             changes[f"access_ip_v{ip_version}"] = access_ip(key, value, ip_version)
-        elif key == "OS-DCF:diskConfig" and value != "MANUAL":
-            raise fail(f"Invalid input for field/attribute OS-DCF:diskConfig. Value: {value}. Tether does not "
-                       f"support automatic disk configuration.")
+        elif key == "OS-DCF:diskConfig":
+            if value not in ("AUTO", "MANUAL"):
+                raise fail(f"Invalid input for field/attribute OS-DCF:diskConfig. Value: {value}. {value!r} is not "
+                           f"one of ['AUTO', 'MANUAL']")
+            changes["disk_config"] = value
         elif key == "hostname":
-            raise fail("Invalid input for field/attribute hostname. Tether does not support setting the guest "
-                       "hostname.")
+            changes["hostname"] = hostname_field(value, version)
     compute = cloud(request).compute
     await compute.update_server(ctx, server_id, **changes)
     record = await compute.server_record(ctx, server_id, with_hosts=ctx.is_admin and version.at_least("2.16"))
@@ -212,3 +215,27 @@ async def delete_tag(server_id: str, tag: str, request: Request, ctx: RequestCon
         return _not_found()
     await cloud(request).compute.delete_server_tag(ctx, server_id, tag)
     return Response(status_code=204)
+
+
+# -- addresses (/ips) ---------------------------------------------------------------------
+
+
+def _ips(record: ServerRecord) -> dict[str, list[dict[str, Any]]]:
+    """nova's ips view: each network's addresses with their version only."""
+    return {label: [{"version": ip["version"], "addr": ip["addr"]} for ip in ips]
+            for label, ips in views.addresses(record).items()}
+
+
+@router.get("/servers/{server_id}/ips")
+async def server_ips(server_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    record = await cloud(request).compute.server_record(ctx, server_id)
+    return JSONResponse({"addresses": _ips(record)})
+
+
+@router.get("/servers/{server_id}/ips/{network_label}")
+async def server_ips_on(server_id: str, network_label: str, request: Request,
+                        ctx: RequestContext = Depends(caller)) -> JSONResponse:
+    networks = _ips(await cloud(request).compute.server_record(ctx, server_id))
+    if network_label not in networks:
+        raise ce.ComputeNotFound(reason="Instance is not a member of specified network")
+    return JSONResponse({network_label: networks[network_label]})

@@ -199,9 +199,8 @@ def _scope(query: ServerQuery, one: dict[str, str], ctx: RequestContext) -> None
             raise ce.ComputeForbidden(action="os_compute_api:servers:detail:get_all_tenants")
         query.all_projects = True
     project = one.get("project_id") or one.get("tenant_id")
-    if project and ctx.is_admin:
-        # An admin naming a project means that project (nova needs all_tenants too: LP #1185290).
-        query.all_projects = True
+    if project and ctx.is_admin and query.all_projects:
+        # as nova: a project named without all_tenants is ignored (LP #1185290), the caller's own is listed
         query.columns["project_id"] = project
     if "deleted" in one:
         query.columns["deleted"] = lenient_bool(one["deleted"])

@@ -28,7 +28,6 @@ from tether.services.context import RequestContext
 router = paths.router("compute")
 
 _PASSWORD_SYMBOLS = string.ascii_letters + string.digits
-ONLY_ZONE = views.DEFAULT_AVAILABILITY_ZONE
 
 
 # The filters and paging nova's GET /servers reads (server_filters.py has the rules).
@@ -146,7 +145,7 @@ async def create_server(request: Request, parsed: bodies.ServerCreateRequest,
             ctx, name=server.name, flavor_id=flavor_id, image_id=image_id or None, networks=networks,
             metadata=dict(server.metadata) if server.metadata is not None else None, key_name=server.key_name,
             group_id=_group_of(parsed), min_count=min_count, max_count=max_count,
-            details=_details_of(server),
+            details={**_details_of(server, version), "scheduler_hints": _host_hints_of(parsed)},
             security_groups=None if server.security_groups is None else [g["name"] for g in security_groups])
     except ce.FlavorNotFound:
         raise fail("Invalid flavorRef provided.") from None
@@ -168,29 +167,42 @@ def _refuse_what_tether_cannot_do(parsed: bodies.ServerCreateRequest) -> None:
     """Fields nova honours that Tether could only drop silently: a clear 400 instead of a quiet lie."""
     server = parsed.server
     refused = [
-        ("personality", bool(server.personality), "file injection (personality)"),
         ("block_device_mapping", bool(server.block_device_mapping), "legacy block device mappings (no volumes)"),
-        ("config_drive", bool(server.config_drive), "config drives"),
         ("trusted_image_certificates", bool(server.trusted_image_certificates), "trusted image certificates"),
         ("host", server.host is not None, "requesting a host"),
         ("hypervisor_hostname", server.hypervisor_hostname is not None, "requesting a hypervisor"),
-        ("hostname", server.hostname is not None, "setting the guest hostname"),
-        ("OS-DCF:diskConfig", server.disk_config == "AUTO", "automatic disk configuration"),
-        ("os:scheduler_hints", bool(set(_hints(parsed)) - {"group"}), "scheduler hints other than group"),
+        ("os:scheduler_hints", bool(set(_hints(parsed)) - {"group", *_HOST_HINTS}),
+         "scheduler hints other than group, same_host and different_host"),
     ]
     for field_name, asked, what in refused:
         if asked:
             raise fail(f"Invalid input for field/attribute {field_name}. Tether does not support {what}.")
     zone = server.availability_zone
-    if zone is not None and zone != ONLY_ZONE:
-        if zone.startswith(f"{ONLY_ZONE}:"):
-            raise fail(f"Invalid input for field/attribute availability_zone. Tether does not support "
-                       f"forcing a host ({zone}).")
-        raise fail("The requested availability zone is not available")
+    if zone is not None and ":" in zone:
+        raise fail(f"Invalid input for field/attribute availability_zone. Tether does not support "
+                   f"forcing a host ({zone}).")
 
 
 def _hints(parsed: bodies.ServerCreateRequest) -> dict[str, Any]:
     return {**(parsed.legacy_scheduler_hints or {}), **(parsed.scheduler_hints or {})}
+
+
+_HOST_HINTS = ("same_host", "different_host")
+
+
+def _host_hints_of(parsed: bodies.ServerCreateRequest) -> dict[str, list[str]]:
+    """nova's SameHostFilter and DifferentHostFilter hints: a server's UUID, or a list of them."""
+    hints: dict[str, list[str]] = {}
+    for name in _HOST_HINTS:
+        value = _hints(parsed).get(name)
+        if value is None:
+            continue
+        servers = [value] if isinstance(value, str) else value
+        if not isinstance(servers, list) or not all(isinstance(s, str) and is_uuid_like(s) for s in servers):
+            raise fail(f"Invalid input for field/attribute {name}. Value: {value}. "
+                       f"{value!r} is not valid under any of the given schemas")
+        hints[name] = servers
+    return hints
 
 
 def _group_of(parsed: bodies.ServerCreateRequest) -> str | None:
@@ -203,14 +215,24 @@ def _group_of(parsed: bodies.ServerCreateRequest) -> str | None:
     return group
 
 
-def _details_of(server: bodies.ServerCreate) -> dict[str, Any]:
+def _details_of(server: bodies.ServerCreate, version: Microversion) -> dict[str, Any]:
     """What a server says about itself (access IPs, description, tags), as PUT /servers/{id} changes it."""
     details: dict[str, Any] = {"access_ip_v4": access_ip("accessIPv4", server.accessIPv4, 4),
                                "access_ip_v6": access_ip("accessIPv6", server.accessIPv6, 6),
-                               "description": server.description}
+                               "description": server.description, "user_data": server.user_data,
+                               "injected_files": personality_of(server.personality),
+                               "config_drive": "True" if server.config_drive else None,
+                               "disk_config": server.disk_config,
+                               "pinned_availability_zone": server.availability_zone,
+                               "hostname": bodies.hostname_field(server.hostname, version)
+                               if server.hostname is not None else None}
     if server.tags:
         details["tags"] = list(dict.fromkeys(server.tags))
     return details
+
+
+def personality_of(files: list[bodies.PersonalityFile] | None) -> list[dict[str, str]]:
+    return [{"path": item.path, "contents": item.contents} for item in files or []]
 
 
 def _image_of(server: bodies.ServerCreate) -> str:

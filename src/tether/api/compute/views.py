@@ -63,7 +63,10 @@ def host_id(host: str | None, project_id: str) -> str:
 
 
 def guest_hostname(instance: Instance) -> str:
-    """The hostname nova derives from the display name (utils.sanitize_hostname)."""
+    """The hostname the user set (2.90), else the one nova derives from the display name
+    (utils.sanitize_hostname)."""
+    if instance.hostname:
+        return instance.hostname
     name = instance.name.encode("latin-1", "ignore").decode("latin-1")[:63]
     name = re.sub(r"[ _.]", "-", name)
     name = re.sub(r"[^\w.-]+", "", name).lower().strip(".-")
@@ -80,7 +83,19 @@ def server_basic(base: str, instance: Instance) -> dict[str, Any]:
 def server_created(base: str, instance: Instance, admin_pass: str,
                    security_groups: list[dict[str, str]]) -> dict[str, Any]:
     return {"server": {"id": instance.uuid, "links": links(base, "servers", instance.uuid),
-                       "OS-DCF:diskConfig": "MANUAL", "security_groups": security_groups, "adminPass": admin_pass}}
+                       "OS-DCF:diskConfig": disk_config(instance), "security_groups": security_groups,
+                       "adminPass": admin_pass}}
+
+
+def disk_config(instance: Instance) -> str:
+    return "AUTO" if instance.disk_config == "AUTO" else "MANUAL"
+
+
+def availability_zone(instance: Instance) -> str:
+    """nova's: the zone of the host it runs on; before that, the zone it asked for, if any."""
+    if instance.host:
+        return instance.availability_zone or DEFAULT_AVAILABILITY_ZONE
+    return instance.pinned_availability_zone or ""
 
 
 def server_status(instance: Instance) -> str:
@@ -109,7 +124,7 @@ def server_detail(base: str, record: ServerRecord, version: Microversion, ctx: R
         "tenant_id": instance.project_id,
         "user_id": instance.user_id,
         "updated": isotime(instance.updated_at),
-        "OS-DCF:diskConfig": "MANUAL",
+        "OS-DCF:diskConfig": disk_config(instance),
     }
     if status in _FAULT_STATUSES and record.fault is not None:
         fault = record.fault
@@ -118,8 +133,8 @@ def server_detail(base: str, record: ServerRecord, version: Microversion, ctx: R
             body["fault"]["details"] = fault.details
     if status in _PROGRESS_STATUSES:
         body["progress"] = 0
-    body["OS-EXT-AZ:availability_zone"] = DEFAULT_AVAILABILITY_ZONE if instance.host else ""
-    body["config_drive"] = ""
+    body["OS-EXT-AZ:availability_zone"] = availability_zone(instance)
+    body["config_drive"] = instance.config_drive or ""
     body["key_name"] = instance.key_name
     body["OS-SRV-USG:launched_at"] = naive_time(instance.launched_at)
     body["OS-SRV-USG:terminated_at"] = naive_time(instance.deleted_at) if instance.deleted else None
@@ -133,10 +148,10 @@ def server_detail(base: str, record: ServerRecord, version: Microversion, ctx: R
                 "OS-EXT-SRV-ATTR:kernel_id": "",
                 "OS-EXT-SRV-ATTR:launch_index": instance.launch_index,
                 "OS-EXT-SRV-ATTR:ramdisk_id": "",
-                # Tether makes no reservations, keeps no root device name and no user data.
+                # Tether's guests have no kernel or ramdisk images and no root device name.
                 "OS-EXT-SRV-ATTR:reservation_id": instance.reservation_id,
                 "OS-EXT-SRV-ATTR:root_device_name": None,
-                "OS-EXT-SRV-ATTR:user_data": None,
+                "OS-EXT-SRV-ATTR:user_data": instance.user_data,
             })
     body["OS-EXT-STS:task_state"] = instance.task_state
     body["OS-EXT-STS:vm_state"] = instance.vm_state
@@ -161,7 +176,7 @@ def server_detail(base: str, record: ServerRecord, version: Microversion, ctx: R
     if version.at_least("2.90") and not admin:
         body["OS-EXT-SRV-ATTR:hostname"] = guest_hostname(instance)
     if version.at_least("2.96"):
-        body["pinned_availability_zone"] = None
+        body["pinned_availability_zone"] = instance.pinned_availability_zone
     return body
 
 
@@ -233,7 +248,7 @@ def flavor_detail(base: str, flavor: Flavor, version: Microversion) -> dict[str,
         "OS-FLV-DISABLED:disabled": False,
         "vcpus": flavor.vcpus,
         "os-flavor-access:is_public": flavor.is_public,
-        "rxtx_factor": 1.0,
+        "rxtx_factor": flavor.rxtx_factor or 1.0,
         "links": links(base, "flavors", flavor.id),
     }
     if version.at_least("2.55"):

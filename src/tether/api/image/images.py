@@ -81,6 +81,14 @@ async def show_image(image_id: str, request: Request, ctx: RequestContext = Depe
     return image_view(await _images(request).get_image(ctx, image_id))
 
 
+@router.get("/images/{image_id}/tasks")
+async def image_tasks(image_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
+    """glance's tasks of an image (2.12): Tether runs no asynchronous tasks (its glance-direct import
+    finishes in the request), so an image it shows has none."""
+    await _images(request).get_image(ctx, image_id)
+    return {"tasks": []}
+
+
 @router.get("/images/", include_in_schema=False)
 @router.delete("/images/", include_in_schema=False)
 async def no_image_id(ctx: RequestContext = Depends(caller)) -> Response:

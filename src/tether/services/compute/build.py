@@ -7,6 +7,7 @@ failure (``NodeVanished``), never confused with the user deleting the instance.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Awaitable, Callable
 from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING
@@ -143,6 +144,7 @@ class Build:
     async def _spawn_on_hypervisor(self, instance: Instance, ports: list[Port]) -> None:
         host = instance.host or ""
         self.hypervisor.create_domain(host, instance.uuid)
+        self.hypervisor.write_console(host, instance.uuid, *guest_data_lines(instance))
         for port in ports:
             self.hypervisor.plug(host, instance.uuid, port.id, port.mac_address)
         await self._advance(instance, "spawn")
@@ -230,3 +232,14 @@ class Build:
         async with self.store.begin() as conn:
             await records.finish_action(conn, request_id, uuid, now, error=reason)
             await intents.forget(conn, f"build:{uuid}")
+
+
+def guest_data_lines(instance: Instance) -> list[str]:
+    """What the fake guest's console says it was given at boot, as cloud-init would report it."""
+    lines = [f"[tether] injected file {item['path']} ({len(base64.decodebytes(item['contents'].encode()))} bytes)"
+             for item in instance.injected_files or []]
+    if instance.config_drive:
+        lines.append("[tether] config drive attached")
+    if instance.user_data:
+        lines.append(f"[tether] user data: {len(base64.decodebytes(instance.user_data.encode()))} bytes")
+    return lines

@@ -35,6 +35,7 @@ class Flavors:
         resource_class: str | None = None,
         extra_specs: dict[str, str] | None = None,
         description: str | None = None,
+        rxtx_factor: float | None = None,
     ) -> Flavor:
         if not ctx.is_admin:
             raise ce.ComputeForbidden(action="os_compute_api:os-flavor-manage:create")
@@ -51,7 +52,7 @@ class Flavors:
             specs[f"resources:CUSTOM_{resource_class.upper().replace('-', '_')}"] = "1"
         flavor = Flavor(id=id or new_uuid(self.rng), name=name, vcpus=vcpus, ram=ram, disk=disk,
                         ephemeral=ephemeral, swap=swap, is_public=is_public, resource_class=resource_class,
-                        extra_specs=specs, description=description)
+                        extra_specs=specs, description=description, rxtx_factor=rxtx_factor)
         try:
             async with self.store.begin() as conn:
                 if await repos.flavors.get(conn, flavor.id) is not None:

@@ -15,6 +15,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tether.domain import compute_states as vm
+from tether.domain import tenant_usage
 from tether.domain.compute import (
     ActionEvent,
     Flavor,
@@ -29,6 +30,7 @@ from tether.domain.errors import compute as ce
 from tether.domain.ids import is_uuid_like
 from tether.domain.listing import ListQuery
 from tether.domain.network import Port
+from tether.domain.tenant_usage import ServerUsage
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.services.compute import network_info
 from tether.services.compute.instances import acting_for, visible_instance
@@ -126,6 +128,21 @@ class ComputeQueries:
         if instance is None or not ctx.owns(instance.project_id):
             return None
         return instance
+
+    async def tenant_usage(self, ctx: RequestContext, start: float, stop: float,
+                           project_id: str | None = None) -> list[ServerUsage]:
+        """nova's os-simple-tenant-usage: every server of the project (every project: admin only) that ran
+        in the period, deleted ones included, with its hours in it; in the order they were made."""
+        if project_id is None and not ctx.is_admin:
+            raise ce.ComputeForbidden(action="os_compute_api:os-simple-tenant-usage:list")
+        if project_id is not None and not (ctx.is_admin or ctx.project_id == project_id):
+            raise ce.ComputeForbidden(action="os_compute_api:os-simple-tenant-usage:show")
+        columns = {"project_id": project_id} if project_id is not None else {}
+        async with self.store.begin() as conn:
+            instances = await repos.instances.find(conn, order_by=("created_at", "uuid"), **columns)
+            flavors = {flavor.id: flavor for flavor in await repos.flavors.find(conn)}
+        return [ServerUsage(instance, flavors.get(instance.flavor_id), tenant_usage.hours_in(instance, start, stop))
+                for instance in instances if tenant_usage.active_in(instance, start, stop)]
 
     # -- instance actions ---------------------------------------------------------
 

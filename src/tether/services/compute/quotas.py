@@ -64,11 +64,42 @@ async def check_boot(conn: StoreConnection, project_id: str, user_id: str, flavo
     return q.instances_allowed(limits, used, flavor.vcpus, flavor.ram, min_count, max_count)
 
 
+async def check_upsize(conn: StoreConnection, project_id: str, user_id: str, old: Flavor, new: Flavor) -> None:
+    """nova's _check_quota_for_upsize: what a resize adds to the cores and RAM in use must fit the quota."""
+    deltas = {name: max(0, delta) for name, delta in (("cores", new.vcpus - old.vcpus), ("ram", new.ram - old.ram))}
+    if not any(deltas.values()):
+        return
+    limits = await limits_of(conn, project_id, user_id)
+    used = await usage_of(conn, project_id)
+    overs = [name for name in ("cores", "ram") if deltas[name] and q.over(limits[name], used[name], deltas[name])]
+    if overs:
+        raise ce.TooManyInstances(overs=", ".join(overs), req=", ".join(str(deltas[name]) for name in overs),
+                                  used=", ".join(str(used[name]) for name in overs),
+                                  allowed=", ".join(str(limits[name]) for name in overs))
+
+
 async def check_metadata(conn: StoreConnection, project_id: str, user_id: str, items: int) -> None:
     """nova's metadata_items limit on a server's metadata (a 403, as every over-quota answer)."""
     limit = (await limits_of(conn, project_id, user_id))["metadata_items"]
     if q.over(limit, 0, items):
         raise ce.OverQuota(f"Maximum number of metadata items exceeds {limit}")
+
+
+async def check_injected_files(conn: StoreConnection, project_id: str, user_id: str,
+                               files: list[dict[str, str]]) -> None:
+    """nova's injected_files limits on a boot's or a rebuild's personality: how many files, then the
+    longest path and the longest (base64) contents; the path is reported first."""
+    if not files:
+        return
+    limits = await limits_of(conn, project_id, user_id)
+    if q.over(limits["injected_files"], 0, len(files)):
+        raise ce.OverQuota("Personality file limit exceeded")
+    longest_path = max(len(item["path"]) for item in files)
+    longest_contents = max(len(item["contents"]) for item in files)
+    if q.over(limits["injected_file_path_bytes"], 0, longest_path):
+        raise ce.OverQuota(f"Personality file path exceeds maximum {limits['injected_file_path_bytes']}")
+    if q.over(limits["injected_file_content_bytes"], 0, longest_contents):
+        raise ce.OverQuota(f"Personality file content exceeds maximum {limits['injected_file_content_bytes']}")
 
 
 async def check_one_more(conn: StoreConnection, resource: str, project_id: str, user_id: str,

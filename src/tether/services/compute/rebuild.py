@@ -19,8 +19,10 @@ from tether.domain.errors import baremetal as be
 from tether.domain.errors import compute as ce
 from tether.domain.errors import image as ie
 from tether.runtime.runtime import Runtime
+from tether.services.compute import quotas
 from tether.services.compute.guests import Guests
 from tether.services.compute.instances import acting_for
+from tether.services.compute.keypairs import boot_key
 from tether.services.compute.node_vanished import NodeVanished, node_still_ours
 from tether.services.compute.server_action import ActionInterrupted, Ending, ServerActions, Work
 from tether.services.context import RequestContext
@@ -46,13 +48,20 @@ class Rebuild:
 
     async def rebuild(self, ctx: RequestContext, uuid: str, image_id: str, *, preserve_ephemeral: bool = False,
                       **changes: Any) -> Instance:
-        """``changes``: name, metadata, access_ip_v4/6, description, as the API validated them."""
+        """``changes``: name, metadata, access_ip_v4/6, description, key_name, user_data, injected_files and
+        disk_config, as the API validated them."""
         try:
             image = await self.image.get_image(ctx, image_id)
         except ie.ImageNotFound:
             raise ce.ComputeBadRequest(reason="Cannot find image for rebuild") from None
         if image.status != "active":
             raise ce.ComputeBadRequest(reason=f"Image {image_id} is not active.")
+        if changes.get("key_name") is not None or changes.get("injected_files"):
+            async with self.actions.store.begin() as conn:
+                if changes.get("key_name") is not None:
+                    await boot_key(conn, ctx.user_id, changes["key_name"])
+                await quotas.check_injected_files(conn, ctx.project_id or "", ctx.user_id,
+                                                  changes.get("injected_files") or [])
         return await self.actions.begin(ctx, uuid, "rebuild", "rebuild", self._work(preserve_ephemeral),
                                         nova_event="compute_rebuild_instance",
                                         changes={"image_id": image_id, **changes})

@@ -32,6 +32,11 @@ async def start_action(
     return record
 
 
+async def add_event(conn: StoreConnection, request_id: str, event: str, now: float) -> None:
+    """A further event of an action under way (nova's wrap_instance_event on each step it reaches)."""
+    await repos.action_events.add(conn, ActionEvent(request_id=request_id, event=event, start_time=now))
+
+
 async def finish_action(
     conn: StoreConnection, request_id: str, instance_uuid: str, now: float,
     error: BaseException | None = None, instance: Instance | None = None,

@@ -2,7 +2,10 @@
 
 A VM is resized on its own host (the fake hypervisor is one host): the guest
 is powered off, given the new flavor, and powered on again unless it was
-stopped; its domain and interfaces stay, so its ports are untouched. The
+stopped; its domain and interfaces stay, so its ports are untouched. Its
+host must take the new flavor beside its other guests, or the resize fails
+at scheduling as nova's conductor fails it (NoValidHost: the server keeps
+its state and flavor, the action's events end in error). The
 old flavor is kept until the user confirms (it is let go) or reverts (it
 comes back). A bare-metal server cannot be resized: nova's ironic driver has
 no ``migrate_disk_and_power_off``, so the action ends with that error and
@@ -15,15 +18,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tether.domain import compute_states as vm
-from tether.domain.compute import Instance
+from tether.domain.compute import Flavor, Instance
 from tether.domain.errors import compute as ce
 from tether.runtime.runtime import Runtime
-from tether.services.compute import network_info
+from tether.services.compute import network_info, quotas
 from tether.services.compute.flavors import Flavors
 from tether.services.compute.guests import Guests
+from tether.services.compute.instances import visible_instance
+from tether.services.compute.placement import Placement
 from tether.services.compute.plugging import Plugging
 from tether.services.compute.server_action import Ending, ServerActions, Work
 from tether.services.context import RequestContext
+from tether.store import repos
 
 if TYPE_CHECKING:
     from tether.services.network import NetworkService
@@ -37,19 +43,33 @@ class Resize:
     flavors: Flavors
     plugging: Plugging
     network: NetworkService
+    placement: Placement
 
-    async def resize(self, ctx: RequestContext, uuid: str, flavor_id: str) -> Instance:
+    async def resize(self, ctx: RequestContext, uuid: str, flavor_id: str, *, disk_config: str | None = None
+                     ) -> Instance:
+        """``disk_config``: AUTO or MANUAL, as nova's resize sets the server's ``OS-DCF:diskConfig``."""
         try:
             flavor = await self.flavors.visible_flavor(ctx, flavor_id)
         except ce.FlavorNotFound:
             raise ce.ComputeBadRequest(reason="Unable to locate requested flavor.") from None
 
+        async with self.actions.store.begin() as conn:
+            instance = await visible_instance(conn, ctx, uuid)
+            current = await repos.flavors.get(conn, instance.flavor_id)
+            # nova checks the lock and the state first (its decorators), the quota in the call: a server
+            # that cannot be resized now gets begin's 409 rather than a 403
+            may_begin = vm.refusal(instance.vm_state, instance.task_state, "resize") is None and \
+                (ctx.is_admin or not instance.locked)
+            if current is not None and current.id != flavor.id and may_begin:
+                await quotas.check_upsize(conn, instance.project_id, instance.user_id, current, flavor)
+
         def check(instance: Instance) -> None:
             if instance.flavor_id == flavor.id:
                 raise ce.ComputeBadRequest(reason="When resizing, instances must change flavor!")
 
-        return await self.actions.begin(ctx, uuid, "resize", "resize", self._resizing(flavor.id),
-                                        nova_event="compute_prep_resize", check=check)
+        return await self.actions.begin(ctx, uuid, "resize", "resize", self._resizing(flavor, ctx.request_id),
+                                        nova_event="conductor_migrate_server", check=check,
+                                        changes={"disk_config": disk_config} if disk_config else None)
 
     async def confirm(self, ctx: RequestContext, uuid: str) -> Instance:
         return await self.actions.begin(ctx, uuid, "confirm_resize", "confirmResize", self._confirming(),
@@ -59,8 +79,18 @@ class Resize:
         return await self.actions.begin(ctx, uuid, "revert_resize", "revertResize", self._reverting(),
                                         nova_event="compute_revert_resize")
 
-    def _resizing(self, flavor_id: str) -> Work:
+    def _resizing(self, flavor: Flavor, request_id: str) -> Work:
+        flavor_id = flavor.id
+
         async def work(instance: Instance) -> Ending:
+            await self.actions.add_event(request_id, "cold_migrate")
+            if not instance.is_baremetal:
+                try:
+                    await self.placement.check_resize(instance, flavor)
+                except ce.NoValidHost as error:
+                    # as nova's conductor re-raises it once it has recorded the scheduler's as the fault
+                    raise ce.NoValidHost(reason="No valid host found for resize") from error
+            await self.actions.add_event(request_id, "compute_prep_resize")
             if instance.is_baremetal:
                 raise ce.NotSupportedByDriver(what="Resizing", driver="ironic")
             was_on = await self.guests.power_state(instance) != vm.SHUTDOWN

@@ -105,11 +105,21 @@ class ServerActions:
             except ActionInterrupted as interrupted:
                 await self._end_records(uuid, request_id, interrupted)
                 return
+            except ce.NoValidHost as unscheduled:
+                # nova's conductor: no host takes the move, so the instance keeps its vm_state and the fault
+                # is the scheduler's own error, while the action's events carry the conductor's
+                await self.end(uuid, request_id, Ending("abandon"), unscheduled,
+                               fault=unscheduled.__cause__ or unscheduled)
+                return
             except Exception as error:
                 failed = event in _FAILS_TO_ERROR and not isinstance(error, ce.ComputeNotImplemented)
                 await self.end(uuid, request_id, Ending("fail" if failed else "abandon"), error)
                 return
             await self.end(uuid, request_id, ending)
+
+    async def add_event(self, request_id: str, event: str) -> None:
+        async with self.store.begin() as conn:
+            await records.add_event(conn, request_id, event, self.rt.now())
 
     async def step(self, instance: Instance) -> Instance:
         """Move the action on to its next task state, unless someone moved the instance since."""
@@ -122,8 +132,10 @@ class ServerActions:
         instance.updated_at = now
         return instance
 
-    async def end(self, uuid: str, request_id: str, ending: Ending, error: BaseException | None = None) -> bool:
-        """End the action as ``ending`` says; False when a delete came first (then only the records end)."""
+    async def end(self, uuid: str, request_id: str, ending: Ending, error: BaseException | None = None, *,
+                  fault: BaseException | None = None) -> bool:
+        """End the action as ``ending`` says; False when a delete came first (then only the records end).
+        ``fault``: what the instance's fault says, when it is not the action's ``error``."""
         current = await self.instances.live(uuid)
         power = await self.guests.power_state(current) if current is not None else vm.NOSTATE
         now = self.rt.now()
@@ -135,7 +147,7 @@ class ServerActions:
                 await instance_state.move(conn, instance, ending.event, now, power_state=power, deadline=None,
                                           **ending.changes)
             if error is not None and instance is not None:
-                await records.record_fault(conn, uuid, error, now)
+                await records.record_fault(conn, uuid, fault or error, now)
             await records.finish_action(conn, request_id, uuid, now, error=error)
             await intents.forget(conn, intent_id(uuid))
         self.rt.note(f"server {uuid}: action ended ({ending.event})")
@@ -164,7 +176,10 @@ class ServerActions:
             async with self.store.begin() as conn:
                 await intents.forget(conn, intent_id(uuid))
             return False
-        return await self.end(uuid, request_id, Ending("abandon"), reason)
+        # as nova's init_host: a rebuild cut short leaves a broken guest (ERROR); any other action's task
+        # state is cleared, the vm_state kept, never resumed
+        half_rebuilt = instance.task_state in vm.ACTIONS["rebuild"].steps
+        return await self.end(uuid, request_id, Ending("fail" if half_rebuilt else "abandon"), reason)
 
     async def _end_records(self, uuid: str, request_id: str, error: BaseException) -> None:
         async with self.store.begin() as conn:

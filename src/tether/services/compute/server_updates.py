@@ -11,7 +11,7 @@ from tether.domain import compute_states as vm
 from tether.domain.compute import Instance
 from tether.domain.errors import compute as ce
 from tether.runtime.runtime import Runtime
-from tether.services.compute import records
+from tether.services.compute import quotas, records
 from tether.services.compute.instances import visible_instance
 from tether.services.compute.server_action import refuse_if_locked
 from tether.services.context import RequestContext
@@ -22,7 +22,7 @@ MAX_TAGS = 50
 MAX_TAG_LENGTH = 60
 # nova's update_instance_metadata: only a settled server's metadata changes
 _METADATA_STATES = (vm.ACTIVE, vm.PAUSED, vm.SUSPENDED, vm.STOPPED)
-_UPDATABLE = ("name", "description", "access_ip_v4", "access_ip_v6")
+_UPDATABLE = ("name", "description", "access_ip_v4", "access_ip_v6", "disk_config", "hostname")
 
 
 class MetadataItemNotFound(ce.ComputeNotFound):
@@ -66,7 +66,7 @@ class ServerUpdates:
     rt: Runtime
 
     async def update_server(self, ctx: RequestContext, uuid: str, **changes: Any) -> Instance:
-        """PUT /servers/{id}: ``changes`` among name, description, access_ip_v4, access_ip_v6."""
+        """PUT /servers/{id}: ``changes`` among name, description, access_ip_v4/6, disk_config, hostname."""
         unknown = set(changes) - set(_UPDATABLE)
         if unknown:
             raise ce.ComputeBadRequest(reason=f"Invalid input for field/attribute {sorted(unknown)[0]}.")
@@ -144,6 +144,11 @@ class ServerUpdates:
     async def set_metadata(self, ctx: RequestContext, uuid: str, metadata: Any, *, replace: bool) -> dict[str, str]:
         """PUT (``replace``) or POST (merge) /servers/{id}/metadata; the whole metadata after."""
         given = check_metadata(metadata)
+        async with self.store.begin() as conn:
+            current = await visible_instance(conn, ctx, uuid)
+            after = given if replace else {**(current.metadata or {}), **given}
+            # nova's metadata_items quota on what the server would have (a 403)
+            await quotas.check_metadata(conn, current.project_id, current.user_id, len(after))
         instance = await self._change(
             ctx, uuid, "update metadata",
             lambda current: {"metadata": given if replace else {**(current.metadata or {}), **given}},

@@ -12,7 +12,8 @@ from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING, Any
 
 from tether.domain import compute_states as vm
-from tether.domain.compute import Instance
+from tether.domain.aggregates import zone_of
+from tether.domain.compute import Flavor, Instance
 from tether.domain.errors import TetherError
 from tether.domain.errors import compute as ce
 from tether.domain.errors import image as ie
@@ -28,7 +29,7 @@ from tether.services.compute.server_action import refuse_if_locked
 from tether.services.compute.translate import network_error
 from tether.services.context import RequestContext
 from tether.store import intents, repos
-from tether.store.database import Store
+from tether.store.database import Store, StoreConnection
 
 if TYPE_CHECKING:
     from tether.services.baremetal import BaremetalService
@@ -111,6 +112,7 @@ class Servers:
                 raise ce.ComputeBadRequest(reason="Can not find requested image") from None
             if image.status != "active":
                 raise ce.ComputeBadRequest(reason=f"Image {image_id} is not active.")
+            _flavor_fits_image(flavor, image.min_ram, image.min_disk, image.size)
         try:
             requested = await self._resolve_networks(ctx, networks)
         except (ce.NetworkNotFound, ce.PortNotFound) as error:
@@ -126,9 +128,13 @@ class Servers:
         project_id = ctx.project_id or ""
         reservation_id = f"r-{new_uuid(self.rng).replace('-', '')[:8]}"
         async with self.store.begin() as conn:
+            if (details or {}).get("pinned_availability_zone") is not None:
+                await _zone_available(conn, details["pinned_availability_zone"])
             if key_name is not None:
                 await boot_key(conn, ctx.user_id, key_name)
             await quotas.check_metadata(conn, project_id, ctx.user_id, len(metadata))
+            await quotas.check_injected_files(conn, project_id, ctx.user_id,
+                                              (details or {}).get("injected_files") or [])
             count = await quotas.check_boot(conn, project_id, ctx.user_id, flavor, min_count, max_count)
             instances = [Instance(
                 uuid=(uuid if index == 0 and uuid else new_uuid(self.rng)),
@@ -263,3 +269,28 @@ def _validated_metadata(metadata: dict[str, str] | None) -> dict[str, str]:
     ):
         raise ce.ComputeBadRequest(reason="Invalid input for field/attribute metadata.")
     return dict(metadata)
+
+
+async def _zone_available(conn: StoreConnection, zone: str) -> None:
+    """nova's check of a requested zone: one where an enabled compute service is (aggregates name them)."""
+    aggregates = await repos.aggregates.find(conn)
+    hypervisors = await repos.hypervisors.find(conn, status="enabled")
+    if zone not in {zone_of(hypervisor.hostname, aggregates) for hypervisor in hypervisors}:
+        raise ce.ComputeBadRequest(reason="The requested availability zone is not available")
+
+
+def _flavor_fits_image(flavor: Flavor, min_ram: int, min_disk: int, size: int | None) -> None:
+    """nova's _validate_flavor_image: the image's min_ram, then (for a flavor with a root disk) its size and
+    min_disk, in nova's words and order."""
+    if min_ram and flavor.ram < min_ram:
+        raise ce.ComputeBadRequest(reason="Flavor's memory is too small for requested image.")
+    if not flavor.disk:
+        return
+    flavor_bytes = flavor.disk * 1024**3
+    if size and size > flavor_bytes:
+        raise ce.ComputeBadRequest(reason=f"Flavor's disk is too small for requested image. Flavor disk is "
+                                          f"{flavor_bytes} bytes, image is {size} bytes.")
+    if min_disk and min_disk * 1024**3 > flavor_bytes:
+        raise ce.ComputeBadRequest(reason=f"Flavor's disk is smaller than the minimum size specified in image "
+                                          f"metadata. Flavor disk is {flavor_bytes} bytes, minimum size is "
+                                          f"{min_disk * 1024**3} bytes.")

@@ -96,7 +96,8 @@ class ComputeService:
                           ownership=ownership, node_poll_interval=node_poll_interval,
                           node_teardown_timeout=node_teardown_timeout, release_nodes=steps.release_nodes)
         failure = InstanceFailure(store, runtime, instances, release)
-        build = Build(store, runtime, instances=instances, placement=Placement(store, runtime, baremetal),
+        placement = Placement(store, runtime, baremetal)
+        build = Build(store, runtime, instances=instances, placement=placement,
                       failure=failure, network=network, baremetal=baremetal, hypervisor=hypervisor,
                       vif_plug_timeout=vif_plug_timeout, node_poll_interval=node_poll_interval,
                       on_node_vanished=steps.on_node_vanished)
@@ -116,7 +117,7 @@ class ComputeService:
         power = Power(runtime, actions, guests)
         rebuild = Rebuild(runtime, actions, guests, image=image, baremetal=baremetal,
                           node_poll_interval=node_poll_interval)
-        resize = Resize(runtime, actions, guests, flavors, plugging, network)
+        resize = Resize(runtime, actions, guests, flavors, plugging, network, placement)
         rescue = Rescue(runtime, actions, guests, image)
         snapshot = Snapshot(runtime, rng, actions, image)
         updates = ServerUpdates(store, runtime)
@@ -148,6 +149,7 @@ class ComputeService:
         self.rescue_server = rescue.rescue
         self.unrescue_server = rescue.unrescue
         self.create_server_image = snapshot.create_image
+        self.create_server_backup = snapshot.create_backup
         # changes that leave the machine alone
         self.update_server = updates.update_server
         self.lock_server = updates.lock
@@ -187,6 +189,7 @@ class ComputeService:
         self.visible_flavor = flavors.visible_flavor
         self.create_hypervisor = hypervisors.create_hypervisor
         self.hypervisor_records = hypervisors.hypervisor_records
+        self.hypervisor_uptime = hypervisor.uptime
         # keypairs and quotas
         self.create_keypair = keypairs.create_keypair
         self.keypairs = keypairs.keypairs
@@ -230,6 +233,7 @@ class ComputeService:
         self.find_servers = queries.find_servers
         self.page_servers = queries.page_servers
         self.listed_instance = queries.listed_instance
+        self.tenant_usage = queries.tenant_usage
         self.instance_actions = queries.instance_actions
         self.instance_action = queries.instance_action
         self.interface_attachments = queries.interface_attachments

@@ -1,4 +1,5 @@
-"""createImage: a snapshot of a server's disk, made an image through the image service's public operations.
+"""createImage and createBackup: a snapshot of a server's disk, made an image through the image service's
+public operations (a backup rotates out the server's older backups of its type).
 
 As nova does, the image is created (queued) before the answer, so the 202
 carries its id; the snapshot then writes its data and the image becomes
@@ -47,9 +48,17 @@ class Snapshot:
     actions: ServerActions
     image: ImageService
 
+    async def create_backup(self, ctx: RequestContext, uuid: str, name: str, backup_type: str, rotation: int,
+                            metadata: dict[str, str] | None = None) -> str:
+        """createBackup: a snapshot with image_type "backup" and its ``backup_type``; once it is written, the
+        server's oldest backups of that type beyond ``rotation`` are deleted (nova's _rotate_backups)."""
+        properties = {**(metadata or {}), "image_type": "backup", "backup_type": backup_type}
+        return await self.create_image(ctx, uuid, name, properties, backup=(backup_type, rotation))
+
     async def create_image(self, ctx: RequestContext, uuid: str, name: str,
-                           metadata: dict[str, str] | None = None) -> str:
-        """Start a snapshot; returns the new image's id."""
+                           metadata: dict[str, str] | None = None, *,
+                           backup: tuple[str, int] | None = None) -> str:
+        """Start a snapshot (``backup``: its type and rotation, for a backup); returns the new image's id."""
         async with self.actions.store.begin() as conn:
             instance = await visible_instance(conn, ctx, uuid)
         refuse_if_locked(ctx, instance)
@@ -63,7 +72,8 @@ class Snapshot:
             properties["base_image_ref"] = instance.image_id
         image_id = new_uuid(self.rng)
         if not ctx.can_write:
-            raise ce.ComputeForbidden(action="os_compute_api:servers:create_image")
+            raise ce.ComputeForbidden(action="os_compute_api:os-create-backup" if backup else
+                                      "os_compute_api:servers:create_image")
         try:
             await self.image.create_image(
                 ctx, id=image_id, name=name, properties=properties,
@@ -73,8 +83,12 @@ class Snapshot:
         except TetherError as error:
             raise ce.ComputeBadRequest(reason=error.message) from None
         try:
-            await self.actions.begin(ctx, uuid, "snapshot", "createImage", self._work(image_id),
-                                     nova_event="compute_snapshot_instance")
+            if backup is None:
+                await self.actions.begin(ctx, uuid, "snapshot", "createImage", self._work(image_id),
+                                         nova_event="compute_snapshot_instance")
+            else:
+                await self.actions.begin(ctx, uuid, "backup", "createBackup", self._work(image_id, backup),
+                                         nova_event="compute_backup_instance")
         except Exception:
             # never a partial change: the refused snapshot leaves no image behind
             with contextlib.suppress(TetherError):
@@ -82,7 +96,7 @@ class Snapshot:
             raise
         return image_id
 
-    def _work(self, image_id: str) -> Work:
+    def _work(self, image_id: str, backup: tuple[str, int] | None = None) -> Work:
         async def work(instance: Instance) -> Ending:
             instance = await self.actions.step(instance)  # image_uploading
             await self.rt.checkpoint("compute.snapshot.before_upload")
@@ -92,5 +106,19 @@ class Snapshot:
                 with contextlib.suppress(TetherError):
                     await self.image.delete_image(acting_for(instance), image_id)
                 raise
+            if backup is not None:
+                await self._rotate_backups(instance, *backup)
             return Ending()
         return work
+
+    async def _rotate_backups(self, instance: Instance, backup_type: str, rotation: int) -> None:
+        """Keep the newest ``rotation`` backups of this type of the server; delete the older ones."""
+        owner = acting_for(instance)
+        backups = [image for image in await self.image.list_images(owner, member_status="all")
+                   if image.properties.get("image_type") == "backup"
+                   and image.properties.get("backup_type") == backup_type
+                   and image.properties.get("instance_uuid") == instance.uuid]
+        backups.sort(key=lambda image: (image.created_at, image.id), reverse=True)
+        for excess in backups[rotation:]:
+            with contextlib.suppress(TetherError):  # nova's rotation goes on past an image it cannot delete
+                await self.image.delete_image(owner, excess.id)
