@@ -253,3 +253,42 @@ def effective_roles(direct: Iterable[Role], every_role: Mapping[str, Role]) -> l
     for role in sorted(direct, key=lambda r: r.name):
         visit(role)
     return result
+
+
+@dataclass
+class Credential:
+    """A secret a user keeps in keystone (keystone's ``credential``): an ec2 key pair, a certificate, ...
+
+    ``blob`` is the serialized secret as the user gave it; an ec2 credential's ``id`` is the sha256
+    of its access key, so that the key alone finds it (keystone's ``hash_access_key``).
+    """
+
+    id: str
+    user_id: str
+    type: str
+    blob: str
+    project_id: str | None = None
+    # attributes keystone does not know, kept and returned as given
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class OAuthConsumer:
+    """An OAuth 1.0a consumer (keystone's OS-OAUTH1 ``consumer``); its secret is shown once, at creation."""
+
+    id: str
+    secret_hash: str = field(repr=False)
+    description: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class DomainConfig:
+    """A domain's own identity-driver options (keystone's domain-specific configuration), by group.
+
+    ``sensitive`` holds the options keystone never reads back (an LDAP password), apart from ``options``.
+    """
+
+    domain_id: str
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sensitive: dict[str, dict[str, Any]] = field(default_factory=dict)

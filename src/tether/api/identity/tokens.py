@@ -24,7 +24,8 @@ _NAMED: openapi.Schema = openapi.obj({"id": openapi.STRING, "name": openapi.STRI
 # keystone's password-method auth request, with a project or system scope.
 AUTH_SCHEMA = openapi.obj({"auth": openapi.obj({
     "identity": openapi.obj({
-        "methods": {"type": "array", "items": {"type": "string", "enum": ["password", "application_credential"]}},
+        "methods": {"type": "array", "items": {"type": "string"}},
+        "token": openapi.obj({"id": openapi.STRING}, ["id"], closed=False),
         "password": openapi.obj({"user": openapi.obj({**_NAMED["properties"], "password": openapi.STRING},
                                                      closed=False)}, ["user"], closed=False),
     }, ["methods"], closed=False),
@@ -34,6 +35,8 @@ AUTH_SCHEMA = openapi.obj({"auth": openapi.obj({
                         openapi.obj({"system": openapi.obj({"all": {"type": "boolean"}})}, ["system"], closed=False),
                         {"type": "string", "enum": ["unscoped"]}]},
 }, ["identity"], closed=False)}, ["auth"], closed=False)
+# the auth methods Tether enables; keystone answers any other (oauth1, totp, mapped, ...) with a 401
+_METHODS = ("password", "token", "application_credential")
 _SUBJECT = openapi.extra(params=[openapi.header("X-Subject-Token", openapi.STRING, required=True),
                                  *openapi.query({"nocatalog": openapi.STRING})])
 
@@ -89,6 +92,13 @@ def _application_credential(identity: dict[str, Any]) -> dict[str, Any]:
             "user_domain_name": _text(domain.get("name"), "domain.name")}
 
 
+def _token_id(identity: dict[str, Any]) -> str:
+    token = identity.get("token")
+    if not isinstance(token, dict) or not isinstance(token.get("id"), str) or not token["id"]:
+        raise ie.MissingAttribute(attribute="id", target="token")
+    return token["id"]
+
+
 def _scope(auth: dict[str, Any]) -> dict[str, Any]:
     scope = auth.get("scope")
     if scope is None or scope == "unscoped":
@@ -126,11 +136,16 @@ async def _catalog(request: Request, token: Any) -> list[dict[str, Any]] | None:
 async def issue_token(request: Request) -> JSONResponse:
     body = await json_object(request, "auth")
     identity = body.get("identity")
-    if isinstance(identity, dict) and identity.get("methods") == ["application_credential"]:
+    methods = identity.get("methods") if isinstance(identity, dict) else None
+    if isinstance(methods, list) and any(m not in _METHODS for m in methods):
+        raise ie.AuthMethodNotSupported()
+    if methods == ["application_credential"]:
         if "scope" in body:
             raise ie.ValidationError(reason="Application credentials cannot request a scope.")
         token = await cloud(request).identity.application_credentials.authenticate(
             **_application_credential(identity))
+    elif methods == ["token"]:
+        token = await cloud(request).identity.rescope_token(_token_id(identity), **_scope(body))
     else:
         token = await cloud(request).identity.authenticate(**_credentials(body), **_scope(body))
     logs.caller_known(token.user_id, token.project_id)

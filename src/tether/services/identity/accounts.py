@@ -138,10 +138,15 @@ class Accounts:
             for group_id in groups:
                 await repos.group_members.delete_where(conn, group_id=group_id)
                 await repos.role_assignments.delete_where(conn, group_id=group_id)
+                await repos.inherited_role_assignments.delete_where(conn, group_id=group_id)
             if projects:
                 await repos.role_assignments.delete_where(conn, project_id=projects)
+                await repos.inherited_role_assignments.delete_where(conn, project_id=projects)
                 await repos.application_credentials.delete_where(conn, project_id=projects)
+                await repos.credentials.delete_where(conn, project_id=projects)
             await repos.role_assignments.delete_where(conn, domain_id=domain_id)
+            await repos.inherited_role_assignments.delete_where(conn, domain_id=domain_id)
+            await repos.domain_configs.delete(conn, domain_id)
             await repos.groups.delete_where(conn, domain_id=domain_id)
             await repos.users.delete_where(conn, domain_id=domain_id)
             await repos.projects.delete_where(conn, domain_id=domain_id)
@@ -246,7 +251,10 @@ class Accounts:
                            "Use the cascade option if you want to delete a whole subtree.")
             await revoke_tokens_where(conn, project_id=project_id)
             await repos.role_assignments.delete_where(conn, project_id=project_id)
+            await repos.inherited_role_assignments.delete_where(conn, project_id=project_id)
             await repos.application_credentials.delete_where(conn, project_id=project_id)
+            # keystone's delete_credentials_for_project
+            await repos.credentials.delete_where(conn, project_id=project_id)
             await repos.projects.delete(conn, project_id)
         self.cache.forget(lambda token: token.project_id == project_id)
 
@@ -395,12 +403,14 @@ class Accounts:
         """Delete a role, its grants and its inference rules; the tokens that carried it are revoked."""
         async with self.store.begin() as conn:
             role = await _require_role(conn, role_id)
-            holders = await repos.role_assignments.find(conn, role_id=role_id)
+            holders = [*await repos.role_assignments.find(conn, role_id=role_id),
+                       *await repos.inherited_role_assignments.find(conn, role_id=role_id)]
             users = {a.user_id for a in holders if a.user_id}
             for grant in holders:
                 if grant.group_id:
                     users |= {m.user_id for m in await repos.group_members.find(conn, group_id=grant.group_id)}
             await repos.role_assignments.delete_where(conn, role_id=role_id)
+            await repos.inherited_role_assignments.delete_where(conn, role_id=role_id)
             for prior in await repos.roles.find(conn):
                 if role_id in prior.implies:
                     await repos.roles.update(conn, prior.id, implies=[i for i in prior.implies if i != role_id])
@@ -455,8 +465,10 @@ async def _revoke_for(conn: StoreConnection, users: list[str], projects: list[st
 async def _forget_user(conn: StoreConnection, user_id: str) -> None:
     """What refers to a user who is going away."""
     await repos.role_assignments.delete_where(conn, user_id=user_id)
+    await repos.inherited_role_assignments.delete_where(conn, user_id=user_id)
     await repos.group_members.delete_where(conn, user_id=user_id)
     await repos.application_credentials.delete_where(conn, user_id=user_id)
+    await repos.credentials.delete_where(conn, user_id=user_id)
 
 
 async def _ensure_free(

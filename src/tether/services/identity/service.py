@@ -19,7 +19,10 @@ from tether.services.identity.app_credentials import ApplicationCredentials
 from tether.services.identity.assignments import Assignments
 from tether.services.identity.bootstrap import Bootstrap
 from tether.services.identity.catalog import Catalog
+from tether.services.identity.credentials import Credentials
+from tether.services.identity.domain_configs import DomainConfigs
 from tether.services.identity.groups import Groups
+from tether.services.identity.oauth_consumers import OAuthConsumers
 from tether.services.identity.passwords import Passwords
 from tether.services.identity.token_format import token_body
 from tether.services.identity.tokens import TokenCache, Tokens, context_for
@@ -64,12 +67,16 @@ class IdentityService:
         self.groups = Groups(store, rng, cache)
         self.catalogs = Catalog(store, rng)
         self.application_credentials = ApplicationCredentials(store, rng, runtime, passwords, cache, tokens)
+        self.credentials = Credentials(store, rng)
+        self.oauth_consumers = OAuthConsumers(store, rng)
+        self.domain_configs = DomainConfigs(store)
 
         self.bootstrap = bootstrap.bootstrap
         self.has_password = bootstrap.has_password
         # tokens, and what the API makes of them
         self.authenticate = tokens.authenticate
         self.validate_token = tokens.validate_token
+        self.rescope_token = tokens.rescope
         self.revoke_token = tokens.revoke_token
         self.purge_expired_tokens = tokens.purge_expired_tokens
         self.context_for = context_for

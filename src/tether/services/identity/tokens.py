@@ -203,6 +203,41 @@ class Tokens:
         self.cache.put(token, token.issued_at, self.cache.generation)
         return token
 
+    async def rescope(
+        self,
+        token_id: str,
+        *,
+        project_id: str | None = None,
+        project_name: str | None = None,
+        project_domain_id: str | None = None,
+        project_domain_name: str | None = None,
+        domain_id: str | None = None,
+        domain_name: str | None = None,
+        system: bool = False,
+    ) -> Token:
+        """keystone's ``token`` method: a token for the holder of a live token, with the scope asked for,
+        that dies when the first one does (its expiry, not a new hour)."""
+        parent = await self.validate_token(token_id)
+        if parent.application_credential_id:
+            raise errors.Forbidden(action="Using a token issued for an application credential to create another "
+                                          "token is not allowed")
+        async with self.store.begin() as conn:
+            grant = await _find_user(conn, parent.user_id, None, None, None)
+            if grant is not None:
+                grant = await _resolve_scope(
+                    conn, grant, project_id, project_name, project_domain_id, project_domain_name, system)
+            if grant is not None and (domain_id or domain_name):
+                grant = await _domain_scope(conn, grant, domain_id, domain_name)
+        if grant is None:
+            raise errors.Unauthorized()
+        methods = ["token", *[m for m in parent.methods if m != "token"]]
+        token = replace(self._new_token(grant), methods=methods, expires_at=parent.expires_at,
+                        audit_id=new_audit_id())
+        async with self.store.begin() as conn:
+            await repos.tokens.add(conn, replace(token, id=token_digest(token.id)))
+        self.cache.put(token, token.issued_at, self.cache.generation)
+        return token
+
     async def validate_token(self, token_id: str) -> Token:
         """The live token ``token_id``; Unauthorized when unknown, expired or revoked."""
         now = self.rt.now()
