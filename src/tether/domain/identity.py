@@ -148,6 +148,12 @@ class RoleAssignment:
 
 
 @dataclass
+class InheritedRoleAssignment(RoleAssignment):
+    """keystone's OS-INHERIT grant: held on every project below its domain or project (not on the target
+    itself); kept in a table of its own, with the same columns."""
+
+
+@dataclass
 class Region:
     id: str
     description: str = ""

@@ -53,7 +53,7 @@ tokens = table_for(metadata, "tokens", identity.Token, primary_key=("id",),
 # OS-INHERIT: grants on a domain or project that its projects (below it) inherit, kept apart from the
 # grants on the target itself, which they do not touch
 inherited_role_assignments = table_for(
-    metadata, "inherited_role_assignments", identity.RoleAssignment,
+    metadata, "inherited_role_assignments", identity.InheritedRoleAssignment,
     primary_key=("user_id", "group_id", "project_id", "domain_id", "system", "role_id"),
     extra=(Index("ix_inherited_role_assignments_role", "role_id"),),
 )

@@ -81,7 +81,7 @@ class UnitOfWork:
         catalog_services: Bound[identity.CatalogService]
         endpoints: Bound[identity.Endpoint]
         application_credentials: Bound[identity.ApplicationCredential]
-        inherited_role_assignments: Bound[identity.RoleAssignment]
+        inherited_role_assignments: Bound[identity.InheritedRoleAssignment]
         credentials: Bound[identity.Credential]
         oauth_consumers: Bound[identity.OAuthConsumer]
         domain_configs: Bound[identity.DomainConfig]

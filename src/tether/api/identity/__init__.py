@@ -1,10 +1,20 @@
 """Keystone's v3 API (/identity): tokens, projects and domains, users and groups, roles and their
-assignments, the catalog's regions, services and endpoints, credentials (and OS-EC2), OAuth1 consumers and
-domain configurations."""
+assignments, the catalog's regions, services and endpoints, credentials (and OS-EC2), OAuth1 consumers,
+domain configurations and OS-INHERIT's inherited grants."""
 
 from __future__ import annotations
 
-from tether.api.identity import catalog, credentials, domain_configs, oauth1, projects, roles, tokens, users
+from tether.api.identity import (
+    catalog,
+    credentials,
+    domain_configs,
+    inherited_grants,
+    oauth1,
+    projects,
+    roles,
+    tokens,
+    users,
+)
 
 ROUTERS = (tokens.router, domain_configs.router, projects.router, users.router, catalog.router, roles.router,
-           credentials.router, oauth1.router)
+           inherited_grants.router, credentials.router, oauth1.router)

@@ -23,7 +23,7 @@ from tether.api.identity.common import (
     v3,
 )
 from tether.domain.errors import identity as ie
-from tether.domain.identity import SYSTEM_ALL, Role, RoleAssignment
+from tether.domain.identity import SYSTEM_ALL, InheritedRoleAssignment, Role, RoleAssignment
 from tether.services.context import RequestContext
 from tether.services.identity.grants import SYSTEM, Actor, Target
 
@@ -157,7 +157,7 @@ _TARGETS = {"projects": "project", "domains": "domain"}
 _ACTORS = {"users": "user", "groups": "group"}
 
 
-def _grant(target_kind: str, target_id: str, actor_kind: str, actor_id: str) -> tuple[Actor, Target]:
+def grant_parts(target_kind: str, target_id: str, actor_kind: str, actor_id: str) -> tuple[Actor, Target]:
     if target_kind not in _TARGETS or actor_kind not in _ACTORS:
         raise ie.NotFound(target="resource", id=f"{target_kind}/{actor_kind}")
     return Actor(_ACTORS[actor_kind], actor_id), Target(_TARGETS[target_kind], target_id)
@@ -168,7 +168,7 @@ def _grant(target_kind: str, target_id: str, actor_kind: str, actor_id: str) -> 
 async def grant_role(target_kind: str, target_id: str, actor_kind: str, actor_id: str, role_id: str,
                      request: Request, ctx: RequestContext = Depends(caller)) -> Response:
     require_admin(ctx, "create_grant")
-    actor, target = _grant(target_kind, target_id, actor_kind, actor_id)
+    actor, target = grant_parts(target_kind, target_id, actor_kind, actor_id)
     await cloud(request).identity.assignments.grant(actor, target, role_id)
     return Response(status_code=204)
 
@@ -179,7 +179,7 @@ async def grant_role(target_kind: str, target_id: str, actor_kind: str, actor_id
 async def check_role(target_kind: str, target_id: str, actor_kind: str, actor_id: str, role_id: str,
                      request: Request, ctx: RequestContext = Depends(caller)) -> Response:
     require_reader(ctx, "check_grant", domain_id=target_id if target_kind == "domains" else None)
-    actor, target = _grant(target_kind, target_id, actor_kind, actor_id)
+    actor, target = grant_parts(target_kind, target_id, actor_kind, actor_id)
     await cloud(request).identity.assignments.check(actor, target, role_id)
     return Response(status_code=204)
 
@@ -188,7 +188,7 @@ async def check_role(target_kind: str, target_id: str, actor_kind: str, actor_id
 async def revoke_role(target_kind: str, target_id: str, actor_kind: str, actor_id: str, role_id: str,
                       request: Request, ctx: RequestContext = Depends(caller)) -> Response:
     require_admin(ctx, "revoke_grant")
-    actor, target = _grant(target_kind, target_id, actor_kind, actor_id)
+    actor, target = grant_parts(target_kind, target_id, actor_kind, actor_id)
     await cloud(request).identity.assignments.revoke(actor, target, role_id)
     return Response(status_code=204)
 
@@ -197,13 +197,13 @@ async def revoke_role(target_kind: str, target_id: str, actor_kind: str, actor_i
 async def list_grants(target_kind: str, target_id: str, actor_kind: str, actor_id: str, request: Request,
                       ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_reader(ctx, "list_grants", domain_id=target_id if target_kind == "domains" else None)
-    actor, target = _grant(target_kind, target_id, actor_kind, actor_id)
-    return await _roles_of(request, actor, target)
+    actor, target = grant_parts(target_kind, target_id, actor_kind, actor_id)
+    return await roles_listing(request, actor, target)
 
 
-async def _roles_of(request: Request, actor: Actor, target: Target) -> dict[str, Any]:
+async def roles_listing(request: Request, actor: Actor, target: Target, *, inherited: bool = False) -> dict[str, Any]:
     identity = cloud(request).identity
-    grants = await identity.assignments.list(actor=actor, target=target)
+    grants = await identity.assignments.list(actor=actor, target=target, inherited=inherited)
     roles = {role.id: role for role in await identity.list_roles()}
     return listing(request, "roles", [role_view(request, roles[g.role_id]) for g in grants if g.role_id in roles])
 
@@ -213,7 +213,7 @@ async def _roles_of(request: Request, actor: Actor, target: Target) -> dict[str,
 async def grant_system_role(actor_kind: str, actor_id: str, role_id: str, request: Request,
                             ctx: RequestContext = Depends(caller)) -> Response:
     require_admin(ctx, "create_system_grant_for_user")
-    actor, _ = _grant("projects", "", actor_kind, actor_id)
+    actor, _ = grant_parts("projects", "", actor_kind, actor_id)
     await cloud(request).identity.assignments.grant(actor, SYSTEM, role_id)
     return Response(status_code=204)
 
@@ -223,7 +223,7 @@ async def grant_system_role(actor_kind: str, actor_id: str, role_id: str, reques
 async def check_system_role(actor_kind: str, actor_id: str, role_id: str, request: Request,
                             ctx: RequestContext = Depends(caller)) -> Response:
     require_reader(ctx, "check_system_grant_for_user")
-    actor, _ = _grant("projects", "", actor_kind, actor_id)
+    actor, _ = grant_parts("projects", "", actor_kind, actor_id)
     await cloud(request).identity.assignments.check(actor, SYSTEM, role_id)
     return Response(status_code=204)
 
@@ -232,7 +232,7 @@ async def check_system_role(actor_kind: str, actor_id: str, role_id: str, reques
 async def revoke_system_role(actor_kind: str, actor_id: str, role_id: str, request: Request,
                              ctx: RequestContext = Depends(caller)) -> Response:
     require_admin(ctx, "revoke_system_grant_for_user")
-    actor, _ = _grant("projects", "", actor_kind, actor_id)
+    actor, _ = grant_parts("projects", "", actor_kind, actor_id)
     await cloud(request).identity.assignments.revoke(actor, SYSTEM, role_id)
     return Response(status_code=204)
 
@@ -241,8 +241,8 @@ async def revoke_system_role(actor_kind: str, actor_id: str, role_id: str, reque
 async def list_system_roles(actor_kind: str, actor_id: str, request: Request,
                             ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_reader(ctx, "list_system_grants_for_user")
-    actor, _ = _grant("projects", "", actor_kind, actor_id)
-    return await _roles_of(request, actor, SYSTEM)
+    actor, _ = grant_parts("projects", "", actor_kind, actor_id)
+    return await roles_listing(request, actor, SYSTEM)
 
 
 # -- GET /v3/role_assignments -------------------------------------------------------------------------
@@ -266,8 +266,13 @@ async def list_role_assignments(request: Request, ctx: RequestContext = Depends(
         raise ie.ValidationError(reason="Specify a domain or project, not both")
     actor = Actor("user", user_id) if user_id else Actor("group", group_id) if group_id else None
     identity = cloud(request).identity
+    inherited_to = query.get("scope.OS-INHERIT:inherited_to")
+    if inherited_to not in (None, "projects"):
+        raise ie.ValidationError(reason="Invalid input for field 'scope.OS-INHERIT:inherited_to': only 'projects' "
+                                        "is allowed")
     grants = await identity.assignments.list(actor=actor, target=targets[0] if targets else None,
-                                             role_id=query.get("role.id"), effective=effective)
+                                             role_id=query.get("role.id"), effective=effective,
+                                             inherited=True if inherited_to else None)
     names = "include_names" in query and flag(request, "include_names") is not False
     return listing(request, "role_assignments",
                    [await _assignment_view(request, grant, names) for grant in grants])
@@ -281,6 +286,10 @@ async def _assignment_view(request: Request, grant: RoleAssignment, names: bool)
     view["scope"] = {"system": {"all": True}} if target_kind == "system" else {target_kind: {"id": target_id}}
     if target_kind == "system":
         path = f"system/{actor_kind}s/{actor_id}/roles/{grant.role_id}"
+    elif isinstance(grant, InheritedRoleAssignment):
+        view["scope"]["OS-INHERIT:inherited_to"] = "projects"
+        path = (f"OS-INHERIT/{target_kind}s/{target_id}/{actor_kind}s/{actor_id}/roles/{grant.role_id}"
+                "/inherited_to_projects")
     else:
         path = f"{target_kind}s/{target_id}/{actor_kind}s/{actor_id}/roles/{grant.role_id}"
     view["links"] = {"assignment": f"{v3(request)}/{path}"}
