@@ -298,3 +298,24 @@ class DomainConfig:
     domain_id: str
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
     sensitive: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass
+class Policy:
+    """A policy blob kept for a service to fetch (keystone's /v3/policies); Tether itself never reads it."""
+
+    id: str
+    type: str
+    blob: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class EndpointGroup:
+    """keystone's OS-EP-FILTER endpoint group: endpoints picked by ``filters`` (service_id, region_id,
+    interface)."""
+
+    id: str
+    name: str
+    filters: dict[str, Any] = field(default_factory=dict)
+    description: str | None = None

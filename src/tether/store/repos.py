@@ -26,6 +26,8 @@ inherited_role_assignments = Repository(tables.inherited_role_assignments, ident
 credentials = Repository(tables.credentials, identity.Credential, "id")
 oauth_consumers = Repository(tables.oauth_consumers, identity.OAuthConsumer, "id")
 domain_configs = Repository(tables.domain_configs, identity.DomainConfig, "domain_id")
+policies = Repository(tables.policies, identity.Policy, "id")
+endpoint_groups = Repository(tables.endpoint_groups, identity.EndpointGroup, "id")
 
 images = Repository(tables.images, image.Image, "id")
 image_members = Repository(tables.image_members, image.ImageMember, None)

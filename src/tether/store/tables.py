@@ -61,6 +61,8 @@ credentials = table_for(metadata, "credentials", identity.Credential, primary_ke
                         extra=(Index("ix_credentials_user", "user_id"),))
 oauth_consumers = table_for(metadata, "oauth_consumers", identity.OAuthConsumer, primary_key=("id",))
 domain_configs = table_for(metadata, "domain_configs", identity.DomainConfig, primary_key=("domain_id",))
+policies = table_for(metadata, "policies", identity.Policy, primary_key=("id",), text=("blob",))
+endpoint_groups = table_for(metadata, "endpoint_groups", identity.EndpointGroup, primary_key=("id",))
 
 # image
 images = table_for(metadata, "images", image.Image, primary_key=("id",),

@@ -85,6 +85,8 @@ class UnitOfWork:
         credentials: Bound[identity.Credential]
         oauth_consumers: Bound[identity.OAuthConsumer]
         domain_configs: Bound[identity.DomainConfig]
+        policies: Bound[identity.Policy]
+        endpoint_groups: Bound[identity.EndpointGroup]
         images: Bound[image.Image]
         image_members: Bound[image.ImageMember]
         metadef_namespaces: Bound[metadefs.MetadefNamespace]

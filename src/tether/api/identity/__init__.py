@@ -1,6 +1,6 @@
 """Keystone's v3 API (/identity): tokens, projects and domains, users and groups, roles and their
 assignments, the catalog's regions, services and endpoints, credentials (and OS-EC2), OAuth1 consumers,
-domain configurations and OS-INHERIT's inherited grants."""
+domain configurations, OS-INHERIT's inherited grants, policies and endpoint groups."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from tether.api.identity import (
     catalog,
     credentials,
     domain_configs,
+    endpoint_groups,
     inherited_grants,
     oauth1,
+    policies,
     projects,
     roles,
     tokens,
@@ -17,4 +19,4 @@ from tether.api.identity import (
 )
 
 ROUTERS = (tokens.router, domain_configs.router, projects.router, users.router, catalog.router, roles.router,
-           inherited_grants.router, credentials.router, oauth1.router)
+           inherited_grants.router, credentials.router, oauth1.router, policies.router, endpoint_groups.router)

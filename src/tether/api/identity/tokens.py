@@ -101,7 +101,9 @@ def _token_id(identity: dict[str, Any]) -> str:
 
 def _scope(auth: dict[str, Any]) -> dict[str, Any]:
     scope = auth.get("scope")
-    if scope is None or scope == "unscoped":
+    if scope == "unscoped":
+        return {"unscoped": True}  # not even the user's default project
+    if scope is None:
         return {}
     if not isinstance(scope, dict):
         raise ie.ValidationError(reason="Invalid input for field 'scope'.")

@@ -138,3 +138,11 @@ class AuthMethodNotSupported(Unauthorized):
     """An auth method this keystone does not enable (``oauth1``, ``totp``, ``mapped``, ...)."""
 
     template = "Attempted to authenticate with an unsupported method."
+
+
+class PolicyNotFound(NotFound):
+    template = "Could not find policy: {policy_id}."
+
+
+class EndpointGroupNotFound(NotFound):
+    template = "Could not find endpoint group: {endpoint_group_id}."

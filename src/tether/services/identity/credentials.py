@@ -129,7 +129,9 @@ class Credentials:
             if await repos.users.get(conn, user_id) is None:
                 raise errors.UserNotFound(user_id=user_id)
             credential = await repos.credentials.get(conn, hash_access_key(access))
-        if credential is None or credential.type != EC2:
+        if credential is None:
+            raise errors.CredentialNotFound(credential_id=hash_access_key(access))
+        if credential.type != EC2:
             raise errors.Ec2AccessKeyNotFound()
         return credential
 

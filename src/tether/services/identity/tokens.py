@@ -144,6 +144,7 @@ class Tokens:
         domain_id: str | None = None,
         domain_name: str | None = None,
         system: bool = False,
+        unscoped: bool = False,
     ) -> Token:
         """Password authentication; project-, domain- or system-scoped, or unscoped.
 
@@ -172,6 +173,12 @@ class Tokens:
                 )
             if grant is not None and (domain_id or domain_name):
                 grant = await _domain_scope(conn, grant, domain_id, domain_name)
+            if (grant is not None and grant.user.default_project_id and not system and not unscoped
+                    and not (project_id or project_name or domain_id or domain_name)):
+                # keystone scopes a request without a scope to the user's default project, when they
+                # still hold a role there; otherwise the token stays unscoped
+                grant = await _resolve_scope(conn, grant, grant.user.default_project_id, None, None, None,
+                                             False) or grant
         # The hash is checked whatever the lookup found (a locked user too), so the time taken tells
         # nothing of which part was wrong.
         password_ok = await self.passwords.verify(user.password_hash if user else None, password)
@@ -214,6 +221,7 @@ class Tokens:
         domain_id: str | None = None,
         domain_name: str | None = None,
         system: bool = False,
+        unscoped: bool = False,
     ) -> Token:
         """keystone's ``token`` method: a token for the holder of a live token, with the scope asked for,
         that dies when the first one does (its expiry, not a new hour)."""

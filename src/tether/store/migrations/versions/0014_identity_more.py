@@ -1,4 +1,5 @@
-"""Identity: credentials (and OS-EC2), OAuth1 consumers, domain configurations, inherited grants.
+"""Identity: credentials (and OS-EC2), OAuth1 consumers, domain configurations, inherited grants, policies,
+endpoint groups.
 
 Revision ID: 0014_identity_more
 Revises: 0008_compute_actions
@@ -47,9 +48,23 @@ def upgrade() -> None:
     sa.Column("sensitive", sa.JSON(), autoincrement=False, nullable=True),
     sa.PrimaryKeyConstraint("domain_id"),
     )
+    op.create_table("policies",
+    _text("id"), _text("type"),
+    sa.Column("blob", sa.Text(), autoincrement=False, nullable=False),
+    sa.Column("extra", sa.JSON(), autoincrement=False, nullable=True),
+    sa.PrimaryKeyConstraint("id"),
+    )
+    op.create_table("endpoint_groups",
+    _text("id"), _text("name"),
+    sa.Column("filters", sa.JSON(), autoincrement=False, nullable=True),
+    _text("description", nullable=True),
+    sa.PrimaryKeyConstraint("id"),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("endpoint_groups")
+    op.drop_table("policies")
     op.drop_table("domain_configs")
     op.drop_table("oauth_consumers")
     with op.batch_alter_table("credentials", schema=None) as batch_op:
