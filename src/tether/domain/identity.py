@@ -117,6 +117,8 @@ class Role:
     # Ids of the roles this one implies (keystone's implied_roles, kept on the prior role).
     implies: list[str] = field(default_factory=list)
     description: str = ""
+    # keystone's domain-specific role: never in a token itself, only the global roles it implies
+    domain_id: str | None = None
 
 
 @dataclass
@@ -237,11 +239,13 @@ class Token:
         return self.project_id is None and self.domain_id is None and not self.system
 
 
-def effective_roles(direct: Iterable[Role], every_role: Mapping[str, Role]) -> list[Role]:
+def effective_roles(direct: Iterable[Role], every_role: Mapping[str, Role], *,
+                    domain_roles: bool = False) -> list[Role]:
     """The roles ``direct`` grant, with everything they imply, each once.
 
     Direct roles come in name order, each followed by what it implies
-    (depth first), so an admin reads ["admin", "member", "reader"].
+    (depth first), so an admin reads ["admin", "member", "reader"]. A domain-specific
+    role is left out, what it implies kept, as keystone does.
     """
     result: list[Role] = []
     seen: set[str] = set()
@@ -250,7 +254,8 @@ def effective_roles(direct: Iterable[Role], every_role: Mapping[str, Role]) -> l
         if role.id in seen:
             return
         seen.add(role.id)
-        result.append(role)
+        if domain_roles or role.domain_id is None:
+            result.append(role)
         for implied_id in role.implies:
             implied = every_role.get(implied_id)
             if implied is not None:

@@ -12,6 +12,7 @@ from tether.api.identity.common import (
     DESCRIPTION,
     NAME,
     NO_BODY,
+    NULLABLE_ID,
     body_doc,
     flag,
     links,
@@ -29,12 +30,12 @@ from tether.services.identity.grants import SYSTEM, Actor, Target
 
 router = paths.router("identity")
 
-ROLE_CREATE = schema({"name": NAME, "description": DESCRIPTION}, ["name"], open_=False)
+ROLE_CREATE = schema({"name": NAME, "description": DESCRIPTION, "domain_id": NULLABLE_ID}, ["name"], open_=False)
 ROLE_UPDATE = schema({"name": NAME, "description": DESCRIPTION}, open_=False)
 
 
 def role_view(request: Request, role: Role) -> dict[str, Any]:
-    return {"id": role.id, "name": role.name, "domain_id": None, "description": role.description or None,
+    return {"id": role.id, "name": role.name, "domain_id": role.domain_id, "description": role.description or None,
             "options": {}, "links": links(request, "roles", role.id)}
 
 
@@ -50,17 +51,18 @@ def _brief(request: Request, role: Role) -> dict[str, Any]:
 async def create_role(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "create_role")
     body = await resource_body(request, "role", ROLE_CREATE)
-    role = await cloud(request).identity.create_role(name=body["name"], description=body.get("description") or "")
+    role = await cloud(request).identity.create_role(name=body["name"], description=body.get("description") or "",
+                                                     domain_id=body.get("domain_id"))
     return {"role": role_view(request, role)}
 
 
 @router.get("/v3/roles")
 async def list_roles(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_reader(ctx, "list_roles", domain_id=ctx.domain_id)
-    if request.query_params.get("domain_id"):
-        return listing(request, "roles", [])  # Tether's roles are all global
     roles = await cloud(request).identity.list_roles(name=request.query_params.get("name"))
-    return listing(request, "roles", [role_view(request, r) for r in roles])
+    # keystone lists a domain's own roles when asked, and the global ones otherwise
+    domain_id = request.query_params.get("domain_id") or None
+    return listing(request, "roles", [role_view(request, r) for r in roles if r.domain_id == domain_id])
 
 
 @router.get("/v3/roles/{role_id}")

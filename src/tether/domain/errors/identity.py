@@ -146,3 +146,7 @@ class PolicyNotFound(NotFound):
 
 class EndpointGroupNotFound(NotFound):
     template = "Could not find endpoint group: {endpoint_group_id}."
+
+
+class InvalidImpliedRole(Forbidden):
+    template = "{role_id} cannot be an implied roles."

@@ -147,6 +147,10 @@ class Accounts:
             await repos.role_assignments.delete_where(conn, domain_id=domain_id)
             await repos.inherited_role_assignments.delete_where(conn, domain_id=domain_id)
             await repos.domain_configs.delete(conn, domain_id)
+            for role in await repos.roles.find(conn, domain_id=domain_id):
+                await repos.role_assignments.delete_where(conn, role_id=role.id)
+                await repos.inherited_role_assignments.delete_where(conn, role_id=role.id)
+            await repos.roles.delete_where(conn, domain_id=domain_id)
             await repos.groups.delete_where(conn, domain_id=domain_id)
             await repos.users.delete_where(conn, domain_id=domain_id)
             await repos.projects.delete_where(conn, domain_id=domain_id)
@@ -365,10 +369,14 @@ class Accounts:
 
     # -- roles --------------------------------------------------------------
 
-    async def create_role(self, *, name: str, id: str | None = None, description: str = "") -> Role:
-        role = Role(id=id or new_keystone_id(self.rng), name=check_name(name), description=description)
+    async def create_role(self, *, name: str, id: str | None = None, description: str = "",
+                          domain_id: str | None = None) -> Role:
+        role = Role(id=id or new_keystone_id(self.rng), name=check_name(name), description=description,
+                    domain_id=domain_id)
         with conflicts_as("role", name):
             async with self.store.begin() as conn:
+                if domain_id is not None:
+                    await _require_domain(conn, domain_id)
                 await _ensure_free(conn, repos.roles, "role", role.id, name=name)
                 await repos.roles.add(conn, role)
         return role
@@ -426,7 +434,10 @@ class Accounts:
             prior = await _require_role(conn, prior_role_id)
             implied = await _require_role(conn, implied_role_id)
             every_role = {role.id: role for role in await repos.roles.find(conn)}
-            if prior.id in {r.id for r in effective_roles([implied], every_role)}:
+            if prior.domain_id is None and implied.domain_id is not None:
+                raise errors.InvalidImpliedRole(role_id=implied_role_id,
+                                                message="Global role cannot imply a domain-specific role")
+            if prior.id in {r.id for r in effective_roles([implied], every_role, domain_roles=True)}:
                 raise errors.ForbiddenNotSecurity(
                     reason=f"{implied_role_id} role implies {prior_role_id}: an implication would make a loop.")
             if implied.id not in prior.implies:

@@ -1,5 +1,5 @@
 """Identity: credentials (and OS-EC2), OAuth1 consumers, domain configurations, inherited grants, policies,
-endpoint groups.
+endpoint groups, domain-specific roles.
 
 Revision ID: 0014_identity_more
 Revises: 0008_compute_actions
@@ -22,6 +22,8 @@ def _text(name: str, *, nullable: bool = False) -> sa.Column:
 
 
 def upgrade() -> None:
+    with op.batch_alter_table("roles", schema=None) as batch_op:
+        batch_op.add_column(_text("domain_id", nullable=True))
     op.create_table("inherited_role_assignments",
     _text("role_id"), _text("user_id"), _text("project_id"), _text("group_id"), _text("domain_id"), _text("system"),
     sa.PrimaryKeyConstraint("user_id", "group_id", "project_id", "domain_id", "system", "role_id"),
@@ -73,3 +75,5 @@ def downgrade() -> None:
     with op.batch_alter_table("inherited_role_assignments", schema=None) as batch_op:
         batch_op.drop_index("ix_inherited_role_assignments_role")
     op.drop_table("inherited_role_assignments")
+    with op.batch_alter_table("roles", schema=None) as batch_op:
+        batch_op.drop_column("domain_id")
