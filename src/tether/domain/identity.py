@@ -119,6 +119,8 @@ class Role:
     # Ids of the roles this one implies (keystone's implied_roles, kept on the prior role).
     implies: list[str] = field(default_factory=list)
     description: str = ""
+    # keystone's domain-specific role: never in a token itself, only the global roles it implies
+    domain_id: str | None = None
 
 
 @dataclass
@@ -147,6 +149,12 @@ class RoleAssignment:
         if self.domain_id:
             return "domain", self.domain_id
         return "system", self.system
+
+
+@dataclass
+class InheritedRoleAssignment(RoleAssignment):
+    """keystone's OS-INHERIT grant: held on every project below its domain or project (not on the target
+    itself); kept in a table of its own, with the same columns."""
 
 
 @dataclass
@@ -235,11 +243,13 @@ class Token:
         return self.project_id is None and self.domain_id is None and not self.system
 
 
-def effective_roles(direct: Iterable[Role], every_role: Mapping[str, Role]) -> list[Role]:
+def effective_roles(direct: Iterable[Role], every_role: Mapping[str, Role], *,
+                    domain_roles: bool = False) -> list[Role]:
     """The roles ``direct`` grant, with everything they imply, each once.
 
     Direct roles come in name order, each followed by what it implies
-    (depth first), so an admin reads ["admin", "member", "reader"].
+    (depth first), so an admin reads ["admin", "member", "reader"]. A domain-specific
+    role is left out, what it implies kept, as keystone does.
     """
     result: list[Role] = []
     seen: set[str] = set()
@@ -248,7 +258,8 @@ def effective_roles(direct: Iterable[Role], every_role: Mapping[str, Role]) -> l
         if role.id in seen:
             return
         seen.add(role.id)
-        result.append(role)
+        if domain_roles or role.domain_id is None:
+            result.append(role)
         for implied_id in role.implies:
             implied = every_role.get(implied_id)
             if implied is not None:
@@ -257,3 +268,63 @@ def effective_roles(direct: Iterable[Role], every_role: Mapping[str, Role]) -> l
     for role in sorted(direct, key=lambda r: r.name):
         visit(role)
     return result
+
+
+@dataclass
+class Credential:
+    """A secret a user keeps in keystone (keystone's ``credential``): an ec2 key pair, a certificate, ...
+
+    ``blob`` is the serialized secret as the user gave it; an ec2 credential's ``id`` is the sha256
+    of its access key, so that the key alone finds it (keystone's ``hash_access_key``).
+    """
+
+    id: str
+    user_id: str
+    type: str
+    blob: str
+    project_id: str | None = None
+    # attributes keystone does not know, kept and returned as given
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class OAuthConsumer:
+    """An OAuth 1.0a consumer (keystone's OS-OAUTH1 ``consumer``); its secret is shown once, at creation."""
+
+    id: str
+    secret_hash: str = field(repr=False)
+    description: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class DomainConfig:
+    """A domain's own identity-driver options (keystone's domain-specific configuration), by group.
+
+    ``sensitive`` holds the options keystone never reads back (an LDAP password), apart from ``options``.
+    """
+
+    domain_id: str
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sensitive: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass
+class Policy:
+    """A policy blob kept for a service to fetch (keystone's /v3/policies); Tether itself never reads it."""
+
+    id: str
+    type: str
+    blob: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class EndpointGroup:
+    """keystone's OS-EP-FILTER endpoint group: endpoints picked by ``filters`` (service_id, region_id,
+    interface)."""
+
+    id: str
+    name: str
+    filters: dict[str, Any] = field(default_factory=dict)
+    description: str | None = None

@@ -64,6 +64,19 @@ application_credentials = table_for(
 )
 tokens = table_for(metadata, "tokens", identity.Token, primary_key=("id",),
                    extra=(Index("ix_tokens_user", "user_id"),))
+# OS-INHERIT: grants on a domain or project that its projects (below it) inherit, kept apart from the
+# grants on the target itself, which they do not touch
+inherited_role_assignments = table_for(
+    metadata, "inherited_role_assignments", identity.InheritedRoleAssignment,
+    primary_key=("user_id", "group_id", "project_id", "domain_id", "system", "role_id"),
+    extra=(Index("ix_inherited_role_assignments_role", "role_id"),),
+)
+credentials = table_for(metadata, "credentials", identity.Credential, primary_key=("id",), text=("blob",),
+                        extra=(Index("ix_credentials_user", "user_id"),))
+oauth_consumers = table_for(metadata, "oauth_consumers", identity.OAuthConsumer, primary_key=("id",))
+domain_configs = table_for(metadata, "domain_configs", identity.DomainConfig, primary_key=("domain_id",))
+policies = table_for(metadata, "policies", identity.Policy, primary_key=("id",), text=("blob",))
+endpoint_groups = table_for(metadata, "endpoint_groups", identity.EndpointGroup, primary_key=("id",))
 
 # image
 images = table_for(metadata, "images", image.Image, primary_key=("id",),

@@ -12,6 +12,7 @@ from tether.api.identity.common import (
     DESCRIPTION,
     NAME,
     NO_BODY,
+    NULLABLE_ID,
     body_doc,
     flag,
     links,
@@ -23,18 +24,18 @@ from tether.api.identity.common import (
     v3,
 )
 from tether.domain.errors import identity as ie
-from tether.domain.identity import SYSTEM_ALL, Role, RoleAssignment
+from tether.domain.identity import SYSTEM_ALL, InheritedRoleAssignment, Role, RoleAssignment
 from tether.services.context import RequestContext
 from tether.services.identity.grants import SYSTEM, Actor, Target
 
 router = paths.router("identity")
 
-ROLE_CREATE = schema({"name": NAME, "description": DESCRIPTION}, ["name"], open_=False)
+ROLE_CREATE = schema({"name": NAME, "description": DESCRIPTION, "domain_id": NULLABLE_ID}, ["name"], open_=False)
 ROLE_UPDATE = schema({"name": NAME, "description": DESCRIPTION}, open_=False)
 
 
 def role_view(request: Request, role: Role) -> dict[str, Any]:
-    return {"id": role.id, "name": role.name, "domain_id": None, "description": role.description or None,
+    return {"id": role.id, "name": role.name, "domain_id": role.domain_id, "description": role.description or None,
             "options": {}, "links": links(request, "roles", role.id)}
 
 
@@ -50,17 +51,18 @@ def _brief(request: Request, role: Role) -> dict[str, Any]:
 async def create_role(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_admin(ctx, "create_role")
     body = await resource_body(request, "role", ROLE_CREATE)
-    role = await cloud(request).identity.create_role(name=body["name"], description=body.get("description") or "")
+    role = await cloud(request).identity.create_role(name=body["name"], description=body.get("description") or "",
+                                                     domain_id=body.get("domain_id"))
     return {"role": role_view(request, role)}
 
 
 @router.get("/v3/roles")
 async def list_roles(request: Request, ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_reader(ctx, "list_roles", domain_id=ctx.domain_id)
-    if request.query_params.get("domain_id"):
-        return listing(request, "roles", [])  # Tether's roles are all global
     roles = await cloud(request).identity.list_roles(name=request.query_params.get("name"))
-    return listing(request, "roles", [role_view(request, r) for r in roles])
+    # keystone lists a domain's own roles when asked, and the global ones otherwise
+    domain_id = request.query_params.get("domain_id") or None
+    return listing(request, "roles", [role_view(request, r) for r in roles if r.domain_id == domain_id])
 
 
 @router.get("/v3/roles/{role_id}")
@@ -157,7 +159,7 @@ _TARGETS = {"projects": "project", "domains": "domain"}
 _ACTORS = {"users": "user", "groups": "group"}
 
 
-def _grant(target_kind: str, target_id: str, actor_kind: str, actor_id: str) -> tuple[Actor, Target]:
+def grant_parts(target_kind: str, target_id: str, actor_kind: str, actor_id: str) -> tuple[Actor, Target]:
     if target_kind not in _TARGETS or actor_kind not in _ACTORS:
         raise ie.NotFound(target="resource", id=f"{target_kind}/{actor_kind}")
     return Actor(_ACTORS[actor_kind], actor_id), Target(_TARGETS[target_kind], target_id)
@@ -168,7 +170,7 @@ def _grant(target_kind: str, target_id: str, actor_kind: str, actor_id: str) -> 
 async def grant_role(target_kind: str, target_id: str, actor_kind: str, actor_id: str, role_id: str,
                      request: Request, ctx: RequestContext = Depends(caller)) -> Response:
     require_admin(ctx, "create_grant")
-    actor, target = _grant(target_kind, target_id, actor_kind, actor_id)
+    actor, target = grant_parts(target_kind, target_id, actor_kind, actor_id)
     await cloud(request).identity.assignments.grant(actor, target, role_id)
     return Response(status_code=204)
 
@@ -179,7 +181,7 @@ async def grant_role(target_kind: str, target_id: str, actor_kind: str, actor_id
 async def check_role(target_kind: str, target_id: str, actor_kind: str, actor_id: str, role_id: str,
                      request: Request, ctx: RequestContext = Depends(caller)) -> Response:
     require_reader(ctx, "check_grant", domain_id=target_id if target_kind == "domains" else None)
-    actor, target = _grant(target_kind, target_id, actor_kind, actor_id)
+    actor, target = grant_parts(target_kind, target_id, actor_kind, actor_id)
     await cloud(request).identity.assignments.check(actor, target, role_id)
     return Response(status_code=204)
 
@@ -188,7 +190,7 @@ async def check_role(target_kind: str, target_id: str, actor_kind: str, actor_id
 async def revoke_role(target_kind: str, target_id: str, actor_kind: str, actor_id: str, role_id: str,
                       request: Request, ctx: RequestContext = Depends(caller)) -> Response:
     require_admin(ctx, "revoke_grant")
-    actor, target = _grant(target_kind, target_id, actor_kind, actor_id)
+    actor, target = grant_parts(target_kind, target_id, actor_kind, actor_id)
     await cloud(request).identity.assignments.revoke(actor, target, role_id)
     return Response(status_code=204)
 
@@ -197,13 +199,13 @@ async def revoke_role(target_kind: str, target_id: str, actor_kind: str, actor_i
 async def list_grants(target_kind: str, target_id: str, actor_kind: str, actor_id: str, request: Request,
                       ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_reader(ctx, "list_grants", domain_id=target_id if target_kind == "domains" else None)
-    actor, target = _grant(target_kind, target_id, actor_kind, actor_id)
-    return await _roles_of(request, actor, target)
+    actor, target = grant_parts(target_kind, target_id, actor_kind, actor_id)
+    return await roles_listing(request, actor, target)
 
 
-async def _roles_of(request: Request, actor: Actor, target: Target) -> dict[str, Any]:
+async def roles_listing(request: Request, actor: Actor, target: Target, *, inherited: bool = False) -> dict[str, Any]:
     identity = cloud(request).identity
-    grants = await identity.assignments.list(actor=actor, target=target)
+    grants = await identity.assignments.list(actor=actor, target=target, inherited=inherited)
     roles = {role.id: role for role in await identity.list_roles()}
     return listing(request, "roles", [role_view(request, roles[g.role_id]) for g in grants if g.role_id in roles])
 
@@ -213,7 +215,7 @@ async def _roles_of(request: Request, actor: Actor, target: Target) -> dict[str,
 async def grant_system_role(actor_kind: str, actor_id: str, role_id: str, request: Request,
                             ctx: RequestContext = Depends(caller)) -> Response:
     require_admin(ctx, "create_system_grant_for_user")
-    actor, _ = _grant("projects", "", actor_kind, actor_id)
+    actor, _ = grant_parts("projects", "", actor_kind, actor_id)
     await cloud(request).identity.assignments.grant(actor, SYSTEM, role_id)
     return Response(status_code=204)
 
@@ -223,7 +225,7 @@ async def grant_system_role(actor_kind: str, actor_id: str, role_id: str, reques
 async def check_system_role(actor_kind: str, actor_id: str, role_id: str, request: Request,
                             ctx: RequestContext = Depends(caller)) -> Response:
     require_reader(ctx, "check_system_grant_for_user")
-    actor, _ = _grant("projects", "", actor_kind, actor_id)
+    actor, _ = grant_parts("projects", "", actor_kind, actor_id)
     await cloud(request).identity.assignments.check(actor, SYSTEM, role_id)
     return Response(status_code=204)
 
@@ -232,7 +234,7 @@ async def check_system_role(actor_kind: str, actor_id: str, role_id: str, reques
 async def revoke_system_role(actor_kind: str, actor_id: str, role_id: str, request: Request,
                              ctx: RequestContext = Depends(caller)) -> Response:
     require_admin(ctx, "revoke_system_grant_for_user")
-    actor, _ = _grant("projects", "", actor_kind, actor_id)
+    actor, _ = grant_parts("projects", "", actor_kind, actor_id)
     await cloud(request).identity.assignments.revoke(actor, SYSTEM, role_id)
     return Response(status_code=204)
 
@@ -241,8 +243,8 @@ async def revoke_system_role(actor_kind: str, actor_id: str, role_id: str, reque
 async def list_system_roles(actor_kind: str, actor_id: str, request: Request,
                             ctx: RequestContext = Depends(caller)) -> dict[str, Any]:
     require_reader(ctx, "list_system_grants_for_user")
-    actor, _ = _grant("projects", "", actor_kind, actor_id)
-    return await _roles_of(request, actor, SYSTEM)
+    actor, _ = grant_parts("projects", "", actor_kind, actor_id)
+    return await roles_listing(request, actor, SYSTEM)
 
 
 # -- GET /v3/role_assignments -------------------------------------------------------------------------
@@ -266,8 +268,13 @@ async def list_role_assignments(request: Request, ctx: RequestContext = Depends(
         raise ie.ValidationError(reason="Specify a domain or project, not both")
     actor = Actor("user", user_id) if user_id else Actor("group", group_id) if group_id else None
     identity = cloud(request).identity
+    inherited_to = query.get("scope.OS-INHERIT:inherited_to")
+    if inherited_to not in (None, "projects"):
+        raise ie.ValidationError(reason="Invalid input for field 'scope.OS-INHERIT:inherited_to': only 'projects' "
+                                        "is allowed")
     grants = await identity.assignments.list(actor=actor, target=targets[0] if targets else None,
-                                             role_id=query.get("role.id"), effective=effective)
+                                             role_id=query.get("role.id"), effective=effective,
+                                             inherited=True if inherited_to else None)
     names = "include_names" in query and flag(request, "include_names") is not False
     return listing(request, "role_assignments",
                    [await _assignment_view(request, grant, names) for grant in grants])
@@ -281,6 +288,10 @@ async def _assignment_view(request: Request, grant: RoleAssignment, names: bool)
     view["scope"] = {"system": {"all": True}} if target_kind == "system" else {target_kind: {"id": target_id}}
     if target_kind == "system":
         path = f"system/{actor_kind}s/{actor_id}/roles/{grant.role_id}"
+    elif isinstance(grant, InheritedRoleAssignment):
+        view["scope"]["OS-INHERIT:inherited_to"] = "projects"
+        path = (f"OS-INHERIT/{target_kind}s/{target_id}/{actor_kind}s/{actor_id}/roles/{grant.role_id}"
+                "/inherited_to_projects")
     else:
         path = f"{target_kind}s/{target_id}/{actor_kind}s/{actor_id}/roles/{grant.role_id}"
     view["links"] = {"assignment": f"{v3(request)}/{path}"}

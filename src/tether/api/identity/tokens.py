@@ -24,9 +24,8 @@ _NAMED: openapi.Schema = openapi.obj({"id": openapi.STRING, "name": openapi.STRI
 # keystone's password-method auth request, with a project or system scope.
 AUTH_SCHEMA = openapi.obj({"auth": openapi.obj({
     "identity": openapi.obj({
-        "methods": {"type": "array", "items": {"type": "string",
-                                               "enum": ["password", "application_credential", "token"]}},
-        "token": openapi.obj({"id": openapi.STRING}, closed=False),
+        "methods": {"type": "array", "items": {"type": "string"}},
+        "token": openapi.obj({"id": openapi.STRING}, ["id"], closed=False),
         "password": openapi.obj({"user": openapi.obj({**_NAMED["properties"], "password": openapi.STRING},
                                                      closed=False)}, ["user"], closed=False),
     }, ["methods"], closed=False),
@@ -36,6 +35,8 @@ AUTH_SCHEMA = openapi.obj({"auth": openapi.obj({
                         openapi.obj({"system": openapi.obj({"all": {"type": "boolean"}})}, ["system"], closed=False),
                         {"type": "string", "enum": ["unscoped"]}]},
 }, ["identity"], closed=False)}, ["auth"], closed=False)
+# the auth methods Tether enables; keystone answers any other (oauth1, totp, mapped, ...) with a 401
+_METHODS = ("password", "token", "application_credential")
 _SUBJECT = openapi.extra(params=[openapi.header("X-Subject-Token", openapi.STRING, required=True),
                                  *openapi.query({"nocatalog": openapi.STRING})])
 
@@ -102,7 +103,9 @@ def _token_id(identity: dict[str, Any]) -> str:
 
 def _scope(auth: dict[str, Any]) -> dict[str, Any]:
     scope = auth.get("scope")
-    if scope is None or scope == "unscoped":
+    if scope == "unscoped":
+        return {"unscoped": True}  # not even the user's default project
+    if scope is None:
         return {}
     if not isinstance(scope, dict):
         raise ie.ValidationError(reason="Invalid input for field 'scope'.")
@@ -137,12 +140,15 @@ async def _catalog(request: Request, token: Any) -> list[dict[str, Any]] | None:
 async def issue_token(request: Request) -> JSONResponse:
     body = await json_object(request, "auth")
     identity = body.get("identity")
-    if isinstance(identity, dict) and identity.get("methods") == ["application_credential"]:
+    methods = identity.get("methods") if isinstance(identity, dict) else None
+    if isinstance(methods, list) and any(m not in _METHODS for m in methods):
+        raise ie.AuthMethodNotSupported()
+    if methods == ["application_credential"]:
         if "scope" in body:
             raise ie.ApplicationCredentialAuthError(detail="Application credentials cannot request a scope.")
         token = await cloud(request).identity.application_credentials.authenticate(
             **_application_credential(identity))
-    elif isinstance(identity, dict) and identity.get("methods") == ["token"]:
+    elif methods == ["token"]:
         token = await cloud(request).identity.rescope(token_id=_token_id(identity), **_scope(body))
     else:
         token = await cloud(request).identity.authenticate(**_credentials(body), **_scope(body))

@@ -114,3 +114,43 @@ class ForbiddenNotSecurity(IdentityError):
 
     status = 403
     template = "{reason}"
+
+
+class CredentialNotFound(NotFound):
+    template = "Could not find credential: {credential_id}."
+
+
+class Ec2AccessKeyNotFound(Unauthorized):
+    """keystone answers an unknown ec2 access key with a 401, as it would a wrong one at login."""
+
+    template = "EC2 access key not found."
+
+
+class ConsumerNotFound(NotFound):
+    template = "Consumer not found"
+
+
+class InvalidDomainConfig(Forbidden):
+    template = "Invalid domain specific configuration: {reason}."
+
+
+class DomainConfigNotFound(NotFound):
+    template = "Could not find {group_or_option} in domain configuration for domain {domain_id}."
+
+
+class AuthMethodNotSupported(Unauthorized):
+    """An auth method this keystone does not enable (``oauth1``, ``totp``, ``mapped``, ...)."""
+
+    template = "Attempted to authenticate with an unsupported method."
+
+
+class PolicyNotFound(NotFound):
+    template = "Could not find policy: {policy_id}."
+
+
+class EndpointGroupNotFound(NotFound):
+    template = "Could not find endpoint group: {endpoint_group_id}."
+
+
+class InvalidImpliedRole(Forbidden):
+    template = "{role_id} cannot be an implied roles."

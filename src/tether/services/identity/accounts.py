@@ -140,10 +140,19 @@ class Accounts:
             for group_id in groups:
                 await repos.group_members.delete_where(conn, group_id=group_id)
                 await repos.role_assignments.delete_where(conn, group_id=group_id)
+                await repos.inherited_role_assignments.delete_where(conn, group_id=group_id)
             if projects:
                 await repos.role_assignments.delete_where(conn, project_id=projects)
+                await repos.inherited_role_assignments.delete_where(conn, project_id=projects)
                 await repos.application_credentials.delete_where(conn, project_id=projects)
+                await repos.credentials.delete_where(conn, project_id=projects)
             await repos.role_assignments.delete_where(conn, domain_id=domain_id)
+            await repos.inherited_role_assignments.delete_where(conn, domain_id=domain_id)
+            await repos.domain_configs.delete(conn, domain_id)
+            for role in await repos.roles.find(conn, domain_id=domain_id):
+                await repos.role_assignments.delete_where(conn, role_id=role.id)
+                await repos.inherited_role_assignments.delete_where(conn, role_id=role.id)
+            await repos.roles.delete_where(conn, domain_id=domain_id)
             await repos.groups.delete_where(conn, domain_id=domain_id)
             await repos.users.delete_where(conn, domain_id=domain_id)
             await repos.projects.delete_where(conn, domain_id=domain_id)
@@ -248,7 +257,10 @@ class Accounts:
                            "Use the cascade option if you want to delete a whole subtree.")
             await revoke_tokens_where(conn, project_id=project_id)
             await repos.role_assignments.delete_where(conn, project_id=project_id)
+            await repos.inherited_role_assignments.delete_where(conn, project_id=project_id)
             await repos.application_credentials.delete_where(conn, project_id=project_id)
+            # keystone's delete_credentials_for_project
+            await repos.credentials.delete_where(conn, project_id=project_id)
             await repos.projects.delete(conn, project_id)
         self.cache.forget(lambda token: token.project_id == project_id)
 
@@ -361,10 +373,14 @@ class Accounts:
 
     # -- roles --------------------------------------------------------------
 
-    async def create_role(self, *, name: str, id: str | None = None, description: str = "") -> Role:
-        role = Role(id=id or new_keystone_id(self.rng), name=check_name(name), description=description)
+    async def create_role(self, *, name: str, id: str | None = None, description: str = "",
+                          domain_id: str | None = None) -> Role:
+        role = Role(id=id or new_keystone_id(self.rng), name=check_name(name), description=description,
+                    domain_id=domain_id)
         with conflicts_as("role", name):
             async with self.store.begin() as conn:
+                if domain_id is not None:
+                    await _require_domain(conn, domain_id)
                 await _ensure_free(conn, repos.roles, "role", role.id, name=name)
                 await repos.roles.add(conn, role)
         return role
@@ -399,12 +415,14 @@ class Accounts:
         """Delete a role, its grants and its inference rules; the tokens that carried it are revoked."""
         async with self.store.begin() as conn:
             role = await _require_role(conn, role_id)
-            holders = await repos.role_assignments.find(conn, role_id=role_id)
+            holders = [*await repos.role_assignments.find(conn, role_id=role_id),
+                       *await repos.inherited_role_assignments.find(conn, role_id=role_id)]
             users = {a.user_id for a in holders if a.user_id}
             for grant in holders:
                 if grant.group_id:
                     users |= {m.user_id for m in await repos.group_members.find(conn, group_id=grant.group_id)}
             await repos.role_assignments.delete_where(conn, role_id=role_id)
+            await repos.inherited_role_assignments.delete_where(conn, role_id=role_id)
             for prior in await repos.roles.find(conn):
                 if role_id in prior.implies:
                     await repos.roles.update(conn, prior.id, implies=[i for i in prior.implies if i != role_id])
@@ -420,7 +438,10 @@ class Accounts:
             prior = await _require_role(conn, prior_role_id)
             implied = await _require_role(conn, implied_role_id)
             every_role = {role.id: role for role in await repos.roles.find(conn)}
-            if prior.id in {r.id for r in effective_roles([implied], every_role)}:
+            if prior.domain_id is None and implied.domain_id is not None:
+                raise errors.InvalidImpliedRole(role_id=implied_role_id,
+                                                message="Global role cannot imply a domain-specific role")
+            if prior.id in {r.id for r in effective_roles([implied], every_role, domain_roles=True)}:
                 raise errors.ForbiddenNotSecurity(
                     reason=f"{implied_role_id} role implies {prior_role_id}: an implication would make a loop.")
             if implied.id not in prior.implies:
@@ -460,8 +481,10 @@ async def _revoke_for(conn: StoreConnection, users: list[str], projects: list[st
 async def _forget_user(conn: StoreConnection, user_id: str) -> None:
     """What refers to a user who is going away."""
     await repos.role_assignments.delete_where(conn, user_id=user_id)
+    await repos.inherited_role_assignments.delete_where(conn, user_id=user_id)
     await repos.group_members.delete_where(conn, user_id=user_id)
     await repos.application_credentials.delete_where(conn, user_id=user_id)
+    await repos.credentials.delete_where(conn, user_id=user_id)
 
 
 async def _ensure_free(

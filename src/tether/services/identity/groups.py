@@ -67,9 +67,11 @@ class Groups:
             if await repos.groups.get(conn, group_id) is None:
                 raise errors.GroupNotFound(group_id=group_id)
             members = [m.user_id for m in await repos.group_members.find(conn, group_id=group_id)]
-            granted = await repos.role_assignments.count(conn, group_id=group_id)
+            granted = (await repos.role_assignments.count(conn, group_id=group_id)
+                       + await repos.inherited_role_assignments.count(conn, group_id=group_id))
             await repos.group_members.delete_where(conn, group_id=group_id)
             await repos.role_assignments.delete_where(conn, group_id=group_id)
+            await repos.inherited_role_assignments.delete_where(conn, group_id=group_id)
             await repos.groups.delete(conn, group_id)
             if granted and members:
                 await revoke_tokens_where(conn, user_id=members)
@@ -98,7 +100,8 @@ class Groups:
             await self._require_both(conn, group_id, user_id)
             if not await repos.group_members.delete_where(conn, group_id=group_id, user_id=user_id):
                 raise errors.UserNotInGroup(user_id=user_id, group_id=group_id)
-            granted = await repos.role_assignments.count(conn, group_id=group_id)
+            granted = (await repos.role_assignments.count(conn, group_id=group_id)
+                       + await repos.inherited_role_assignments.count(conn, group_id=group_id))
             if granted:
                 await revoke_tokens_where(conn, user_id=user_id)
         if granted:

@@ -26,7 +26,9 @@ class Rescoping:
         self, *, token_id: str, project_id: str | None = None, project_name: str | None = None,
         project_domain_id: str | None = None, project_domain_name: str | None = None,
         domain_id: str | None = None, domain_name: str | None = None, system: bool = False,
+        unscoped: bool = False,
     ) -> Token:
+        """``unscoped`` asks for what no scope gives a re-scoping anyway: a token without a project."""
         try:
             original = await self.tokens.validate_token(token_id)
         except errors.Unauthorized:

@@ -19,8 +19,13 @@ from tether.services.identity.app_credentials import ApplicationCredentials
 from tether.services.identity.assignments import Assignments
 from tether.services.identity.bootstrap import Bootstrap
 from tether.services.identity.catalog import Catalog
+from tether.services.identity.credentials import Credentials
+from tether.services.identity.domain_configs import DomainConfigs
+from tether.services.identity.endpoint_groups import EndpointGroups
 from tether.services.identity.groups import Groups
+from tether.services.identity.oauth_consumers import OAuthConsumers
 from tether.services.identity.passwords import Passwords
+from tether.services.identity.policies import Policies
 from tether.services.identity.rescoping import Rescoping
 from tether.services.identity.token_format import token_body
 from tether.services.identity.tokens import TokenCache, Tokens, context_for
@@ -72,6 +77,11 @@ class IdentityService:
         self.catalogs = Catalog(store, rng)
         self.application_credentials = ApplicationCredentials(store, rng, runtime, passwords, cache, tokens, verified)
         self.verified_secrets = verified
+        self.credentials = Credentials(store, rng)
+        self.oauth_consumers = OAuthConsumers(store, rng)
+        self.domain_configs = DomainConfigs(store)
+        self.policies = Policies(store, rng)
+        self.endpoint_groups = EndpointGroups(store, rng)
 
         self.bootstrap = bootstrap.bootstrap
         self.has_password = bootstrap.has_password

@@ -146,6 +146,7 @@ class Tokens:
         domain_id: str | None = None,
         domain_name: str | None = None,
         system: bool = False,
+        unscoped: bool = False,
     ) -> Token:
         """Password authentication; project-, domain- or system-scoped, or unscoped.
 
@@ -170,6 +171,12 @@ class Tokens:
             user = found.user if found is not None else None
             grant = await _scope(conn, found, project_id, project_name, project_domain_id, project_domain_name,
                                  domain_id, domain_name, system)
+            if (grant is not None and grant.user.default_project_id and not system and not unscoped
+                    and not (project_id or project_name or domain_id or domain_name)):
+                # keystone scopes a request without a scope to the user's default project, when they
+                # still hold a role there; otherwise the token stays unscoped
+                grant = await _resolve_scope(conn, grant, grant.user.default_project_id, None, None, None,
+                                             False) or grant
         now = self.rt.now()
         locked = user is not None and self.lockout.locked(user, now)
         subject = f"password:{user.id}" if user else ""
