@@ -15,7 +15,7 @@ from tether.config import DEFAULT_DATA_DIR, DataDir
 from tether.exits import AUDIT_EXITS, CHECK_EXITS, EXPLORE_EXITS, REPAIR_EXITS, SERVE_EXITS, Failure, exit_codes_help
 from tether.logs import LogLevel, LogSettings
 from tether.runtime.bugs import Bug
-from tether.runtime.checkpoints import CHECKPOINTS, checkpoint_names
+from tether.runtime.checkpoints import CHECKPOINTS, PROTECTIONS, checkpoint_names
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -48,9 +48,11 @@ def _console(stderr: bool = False) -> Console:
 def faults_list(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Say what each point means.")] = False,
 ) -> None:
-    """Print every checkpoint name, one a line."""
+    """Print every checkpoint name, one a line, then every protection (``NAME=off`` switches it off)."""
     for name in checkpoint_names():
         typer.echo(f"{name}\t{CHECKPOINTS[name]}" if verbose else name)
+    for name in sorted(PROTECTIONS):
+        typer.echo(f"{name}=off\t{PROTECTIONS[name]}" if verbose else f"{name}=off")
 
 
 @bugs_app.command("list")
