@@ -106,6 +106,10 @@ def test_a_boot_answered_active_had_its_ports_and_its_node() -> None:
     (lie,) = rp.check_replies([look, rp.Reply(look, True, "ACTIVE", rp.facts_of(
         Snapshot(now=0.0, instances=[_instance()])))])
     assert "it has no port" in lie.evidence
+    # its port deleted meanwhile (as port-deleted-during-boot does), it may have none
+    delete = rp.Call(1, "operator", rp.DELETE_PORT, port="p-1")
+    assert rp.check_replies([look, delete, rp.Reply(look, True, "ACTIVE", rp.facts_of(
+        Snapshot(now=0.0, instances=[_instance()])))]) == []
     metal = _instance(node="n-1", host="ironic", flavor_id="bm", is_baremetal=True)
     bound = _port(device_id="s-1")
     node = Node(uuid="n-1", name="node-1", driver="fake", provision_state=bms.AVAILABLE)
