@@ -114,7 +114,7 @@ def _config(module: str, command: list[str], timeout: float) -> str:
         f'module-path = "src/tether/{module}"',
         f"timeout = {timeout:.0f}",
         "excluded-modules = []",
-        f"test-command = '''{shlex.join(command)}'''",
+        f"test-command = '''{shlex.join(command)} '''",  # the space: a quote may end the command
         "",
         "[cosmic-ray.distributor]",
         'name = "local"',
