@@ -162,6 +162,8 @@ def _print_scenario(result) -> None:  # type: ignore[no-untyped-def]
         console.print(f"[red]VIOLATION[/red] {violation.invariant}: {violation.evidence}")
     for unmet in result.unmet:
         console.print(f"[red]UNMET[/red] {unmet}")
+    for lie in result.inconsistent_replies:
+        console.print(f"[red]INCONSISTENT REPLY[/red] {lie.evidence}")
     for leftover in result.leftovers:
         console.print(f"[red]STILL TRANSIENT[/red] {leftover}")
     for error in result.errors:
