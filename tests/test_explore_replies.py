@@ -74,6 +74,11 @@ def test_an_attached_interface_stays_until_a_later_operation_removes_it() -> Non
                     rp.Call(2, "user-2", rp.DELETE_PORT, port="p-1"),
                     rp.Call(2, "user-2", rp.DELETE_SERVER, server="s-1")):
         assert rp.check_replies([*answered, remover, rp.Observed(rp.facts_of(_detached()))]) == []
+    # a port delete that answered before the attach was invoked does not excuse it; one still under way does
+    early = rp.Call(-1, "user-2", rp.DELETE_PORT, port="p-1")
+    assert rp.check_replies([early, rp.Reply(early, False, "PortInUse"), *answered,
+                             rp.Observed(rp.facts_of(_detached()))])
+    assert rp.check_replies([early, *answered, rp.Observed(rp.facts_of(_detached()))]) == []
     # a detach of another port of the server does not remove this one
     other = rp.Call(2, "user-2", rp.DETACH, server="s-2", port="p-9")
     assert rp.check_replies([*answered, other, rp.Observed(rp.facts_of(_detached()))])

@@ -156,12 +156,16 @@ def check_replies(history: Iterable[Event]) -> list[Violation]:
     calls: list[Call] = []  # invoked so far, in order
     found: dict[int, Violation] = {}  # one finding per reply: a false claim seen in several states is one lie
     promises: list[Reply] = []  # successes whose claim must hold in every later state
+    answered: set[int] = set()
+    finished: dict[int, frozenset[int]] = {}  # call -> the calls that had answered before it was invoked
     for event in events:
         if isinstance(event, Call):
             calls.append(event)
+            finished[event.number] = frozenset(answered)
             continue
         facts = event.facts
         if isinstance(event, Reply):
+            answered.add(event.call.number)
             if not event.ok:
                 continue
             if facts is not None:
@@ -170,16 +174,17 @@ def check_replies(history: Iterable[Event]) -> list[Violation]:
             promises.append(event)
             continue
         for promise in promises:
-            for violation in _later(promise, facts, calls, event.label):
+            for violation in _later(promise, facts, calls, event.label, finished):
                 found.setdefault(promise.call.number, violation)
     return list(found.values())
 
 
 def _busy(calls: list[Call], *, server: str = "", port: str = "", ops: frozenset[str] | None = None,
-          but: Call | None = None) -> bool:
-    """Whether an operation invoked so far (other than ``but``) was changing this server or port."""
+          but: Call | None = None, done: frozenset[int] = frozenset()) -> bool:
+    """Whether an operation invoked so far (other than ``but``, and not one of the calls numbered in
+    ``done``) was changing this server or port."""
     for call in calls:
-        if call is but or call.op == SHOW_SERVER or (ops is not None and call.op not in ops):
+        if call is but or call.number in done or call.op == SHOW_SERVER or (ops is not None and call.op not in ops):
             continue
         if (server and call.server == server) or (port and call.port == port):
             return True
@@ -200,13 +205,18 @@ def _at_reply(reply: Reply, facts: Facts, calls: list[Call]) -> list[Violation]:
     return []
 
 
-def _later(reply: Reply, facts: Facts, calls: list[Call], when: str) -> list[Violation]:
+def _later(reply: Reply, facts: Facts, calls: list[Call], when: str,
+           finished: dict[int, frozenset[int]] | None = None) -> list[Violation]:
+    """``finished``: for each call, the calls that had answered before it was invoked."""
+    finished = finished or {}
     call = reply.call
     if call.op == ATTACH:
         if facts.attached(call.server, call.port):
             return []
-        if _busy(calls, server=call.server, ops=_REMOVE_BY_SERVER) or _busy(
-                calls, port=call.port, ops=_REMOVE_BY_PORT, but=call):
+        # one that had answered before the attach was invoked cannot have removed what it attached
+        done = finished.get(call.number, frozenset())
+        if _busy(calls, server=call.server, ops=_REMOVE_BY_SERVER, done=done) or _busy(
+                calls, port=call.port, ops=_REMOVE_BY_PORT, done=done):
             return []
         return [_violation(call, f"answered success, but in {when} port {call.port} is not attached to server "
                                  f"{call.server} ({_why_not(facts, call.server, call.port)}) and no later "
