@@ -24,6 +24,7 @@ where it is, the operator, and its diff. Target: 90% killed in every module.
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import shlex
 import shutil
@@ -79,6 +80,7 @@ class Outcome:
     incompetent: int = 0
     survived: list[tuple[str, str]] | None = None  # (where and operator, diff)
     skipped: int = 0
+    in_annotations: int = 0  # equivalent by construction, not run
     seconds: float = 0.0
     error: str | None = None
 
@@ -142,9 +144,17 @@ def mutate(module: str, oracle: Oracle, work: Path, max_mutants: int | None) -> 
     config.write_text(_config(module, command, max(60.0, 4 * baseline_seconds)))
     subprocess.run([_cosmic_ray(), "init", str(config), str(session)], cwd=work, env=env, check=True,
                    capture_output=True)
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        # Annotations are never evaluated (``from __future__ import annotations``): a mutant there is
+        # equivalent by construction, and costs an oracle run to say so.
+        spans = _annotations(work / "src" / "tether" / module)
+        for item in list(db.work_items):
+            if any(_inside(item.mutations[0].start_pos, span) for span in spans):
+                db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
+                outcome.in_annotations += 1
     if max_mutants is not None:
         with use_db(str(session), WorkDB.Mode.open) as db:
-            items = sorted(db.work_items, key=lambda item: item.job_id)
+            items = sorted(db.pending_work_items, key=lambda item: item.job_id)
             keep = {item.job_id for item in items[:: max(1, -(-len(items) // max_mutants))]}
             for item in items:
                 if item.job_id not in keep:
@@ -166,6 +176,31 @@ def mutate(module: str, oracle: Oracle, work: Path, max_mutants: int | None) -> 
                 outcome.killed += 1
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+Span = tuple[tuple[int, int], tuple[int, int]]
+
+
+def _annotations(path: Path) -> list[Span]:
+    """Where the module's annotations are, as ((line, column), (end line, end column))."""
+    spans = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        found: list[ast.expr | None] = []
+        if isinstance(node, ast.arg):
+            found.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            found.append(node.annotation)
+        for annotation in found:
+            if annotation is not None and annotation.end_lineno is not None and annotation.end_col_offset is not None:
+                spans.append(((annotation.lineno, annotation.col_offset),
+                              (annotation.end_lineno, annotation.end_col_offset)))
+    return spans
+
+
+def _inside(position: tuple[int, int], span: Span) -> bool:
+    return span[0] <= tuple(position) < span[1]
 
 
 def _cosmic_ray() -> str | None:
@@ -199,6 +234,7 @@ def main() -> int:
                 print(f"{name:<34} ERROR {outcome.error}", flush=True)
                 continue
             sampled = f" (sample; {outcome.skipped} skipped)" if outcome.skipped else ""
+            sampled += f" ({outcome.in_annotations} in annotations, not run)" if outcome.in_annotations else ""
             print(f"{name:<34} {outcome.run:>7} {outcome.killed + outcome.incompetent:>7} "
                   f"{len(outcome.survived or []):>8} {outcome.score:>7.1%} {outcome.seconds:>7.0f}{sampled}",
                   flush=True)
