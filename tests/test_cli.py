@@ -22,7 +22,7 @@ from tether.domain.ids import new_uuid
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.local_cloud import open_world
 from tether.runtime.bugs import Bug
-from tether.runtime.checkpoints import CHECKPOINTS
+from tether.runtime.checkpoints import CHECKPOINTS, PROTECTIONS
 from tether.runtime.clock import VirtualClock
 from tether.seeding import DemoShape, seed_demo_cloud, wait_for_nodes
 from tether.sim.scenarios.library import SCENARIOS
@@ -62,7 +62,7 @@ def lines(result: subprocess.CompletedProcess[str]) -> list[str]:
 
 
 def test_faults_list_prints_one_name_a_line_and_nothing_else() -> None:
-    assert lines(tether("faults", "list")) == sorted(CHECKPOINTS)
+    assert lines(tether("faults", "list")) == sorted(CHECKPOINTS) + [f"{name}=off" for name in sorted(PROTECTIONS)]
 
 
 BY_SEED = sorted(Bug, key=lambda bug: bug.upstream.seed)

@@ -1,8 +1,8 @@
 """Many concurrent builds, deletes, attaches, detaches, port deletes and node undeploys.
 
 Each run is chosen and interleaved by one seed (printed on failure; replay
-it with ``run_chaos(db, seed)``). Afterwards nothing may be violated and
-nothing left in a transient state.
+it with ``run_chaos(db, seed)``). Afterwards nothing may be violated,
+nothing left in a transient state, and no reply contradicted by the states.
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ async def test_concurrent_operations_leave_nothing_behind(seed: int, database) -
     assert result.errors == [], (context, result.errors)
     assert result.violations == [], (context, [v.evidence for v in result.violations])
     assert result.leftovers == [], (context, result.leftovers)
+    # every reply was judged against the states, and none of them was false
+    assert result.inconsistent_replies == [], (context, [v.evidence for v in result.inconsistent_replies])
+    assert result.replies >= 10, context
     assert len(result.operations) == 50
     # Something really happened: servers were built while the rest went on.
     assert result.booted >= 5, context

@@ -58,6 +58,27 @@ async def test_the_scheduler_refuses_it_too() -> None:
     assert (error.held, error.wanted) == (("node", "n-1"), ("instance", "i-1"))
 
 
+async def test_a_lock_wait_with_a_timeout_gets_the_lock_released_in_time_and_gives_up_after() -> None:
+    """Killed a surviving mutant (``remaining <= 0`` made ``>= 0``: every timed wait gave up at once)."""
+    rt = scheduled_runtime(Scheduler(VirtualClock(0.0)))
+    got: dict[str, bool] = {}
+
+    async def holder() -> None:
+        async with rt.locks.hold("node", "n-1"):
+            await rt.sleep(5.0)
+
+    async def waiter(name: str, timeout: float) -> None:
+        got[name] = await rt.locks.acquire("node", "n-1", timeout=timeout)
+        if got[name]:
+            rt.locks.release("node", "n-1")
+
+    rt.spawn(holder(), name="holder")
+    rt.spawn(waiter("patient", 10.0), name="patient")
+    rt.spawn(waiter("hasty", 1.0), name="hasty")
+    await rt.executor.scheduler.run()  # type: ignore[attr-defined]
+    assert got == {"patient": True, "hasty": False}
+
+
 @pytest.fixture
 def delete_taking_the_node_lock_first(monkeypatch: pytest.MonkeyPatch) -> None:
     """The planted mistake: a bare-metal delete that locks the node before the instance."""

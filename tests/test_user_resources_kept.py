@@ -3,16 +3,21 @@ a user brought to a server comes back unbound once the server is gone."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import pytest
 
 from tether.domain import compute_states as vm
 from tether.domain.compute import Instance
 from tether.domain.invariants import INVARIANTS, Snapshot, check_all, user_resources_kept
 from tether.domain.network import CREATED_BY_COMPUTE, Port
+from tether.seeding import DemoShape
 from tether.services.compute.port_ownership import PortOwnership
 from tether.services.context import RequestContext
 from tether.sim.explore import ExploreOptions, Trace, explore, replay
+from tether.sim.scenarios.env import Env
 from tether.sim.scenarios.library import SCENARIOS
+from tether.sim.scenarios.model import Scenario, Timed
 from tether.sim.scenarios.runner import run_scenario
 
 # A VM with a user's port attached is deleted while another user's port is attached to it.
@@ -87,3 +92,38 @@ async def test_a_port_the_user_deletes_is_no_violation() -> None:
     report = await explore(SCENARIOS["interface-attach-detach-port-delete"], ExploreOptions(max_schedules=5,
                                                                                             crashes=True))
     assert report.clean, sorted(report.violations)
+
+
+def test_a_user_made_keypair_gone_without_a_request_is_a_violation() -> None:
+    snap = Snapshot(now=0.0, keypair_ids={"7"}, user_made={"7": "keypair", "8": "keypair", "9": "keypair"},
+                    deleted_on_request={"9"})
+    assert [v.resources for v in user_resources_kept(snap)] == [{"keypair": "8"}]
+
+
+async def _keypair_and_vm(env: Env) -> None:
+    await env.create_keypair("mykey")
+    await env.boot("myvm", flavor="m1.tiny")
+
+
+async def _delete_keypair_behind_the_users_back(env: Env) -> None:
+    """The planted mistake: something other than the user deletes the user's keypair."""
+    await env.cloud.compute.delete_keypair(env.ctx, "mykey")
+
+
+async def _expect_nothing(env: Env) -> list[str]:
+    return []
+
+
+def _keypair_scenario(action: Callable[[Env], Awaitable[None]]) -> Scenario:
+    return Scenario(name="keypair-kept", seed="-", summary="a user's keypair, and a server deleted",
+                    shape=DemoShape(nodes=0, hypervisors=1), prepare=_keypair_and_vm,
+                    timeline=(Timed(0.0, "user", lambda env: env.delete_server("myvm"), ("delete",)),
+                              Timed(0.0, "other", action, ("out-of-band",))),
+                    expect=_expect_nothing)
+
+
+async def test_a_keypair_deleted_but_by_its_user_fails_the_scenario_and_by_its_user_does_not() -> None:
+    broken = await run_scenario(_keypair_scenario(_delete_keypair_behind_the_users_back))
+    assert any(v.invariant == "user-resources-kept" and "keypair" in v.resources for v in broken.violations)
+    asked = await run_scenario(_keypair_scenario(lambda env: env.delete_keypair("mykey")))
+    assert asked.passed, [v.evidence for v in asked.violations]

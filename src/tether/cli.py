@@ -15,7 +15,7 @@ from tether.config import DEFAULT_DATA_DIR, DataDir
 from tether.exits import AUDIT_EXITS, CHECK_EXITS, EXPLORE_EXITS, REPAIR_EXITS, SERVE_EXITS, Failure, exit_codes_help
 from tether.logs import LogLevel, LogSettings
 from tether.runtime.bugs import Bug
-from tether.runtime.checkpoints import CHECKPOINTS, checkpoint_names
+from tether.runtime.checkpoints import CHECKPOINTS, PROTECTIONS, checkpoint_names
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -48,9 +48,11 @@ def _console(stderr: bool = False) -> Console:
 def faults_list(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Say what each point means.")] = False,
 ) -> None:
-    """Print every checkpoint name, one a line."""
+    """Print every checkpoint name, one a line, then every protection (``NAME=off`` switches it off)."""
     for name in checkpoint_names():
         typer.echo(f"{name}\t{CHECKPOINTS[name]}" if verbose else name)
+    for name in sorted(PROTECTIONS):
+        typer.echo(f"{name}=off\t{PROTECTIONS[name]}" if verbose else f"{name}=off")
 
 
 @bugs_app.command("list")
@@ -160,6 +162,8 @@ def _print_scenario(result) -> None:  # type: ignore[no-untyped-def]
         console.print(f"[red]VIOLATION[/red] {violation.invariant}: {violation.evidence}")
     for unmet in result.unmet:
         console.print(f"[red]UNMET[/red] {unmet}")
+    for lie in result.inconsistent_replies:
+        console.print(f"[red]INCONSISTENT REPLY[/red] {lie.evidence}")
     for leftover in result.leftovers:
         console.print(f"[red]STILL TRANSIENT[/red] {leftover}")
     for error in result.errors:

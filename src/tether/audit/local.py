@@ -31,6 +31,7 @@ async def collect(cloud: Cloud) -> Snapshot:
             stacks=await repos.stacks.find(conn, deleted_at=None),
             network_ids={network.id for network in await repos.networks.find(conn)},
             image_ids={image.id for image in await repos.images.find(conn) if image.status != "deleted"},
+            keypair_ids={str(keypair.id) for keypair in await repos.keypairs.find(conn)},
             server_groups=await repos.server_groups.find(conn),
             group_members=await repos.server_group_members.find(conn),
             subnet_ids={subnet.id for subnet in await repos.subnets.find(conn)},

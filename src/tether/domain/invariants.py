@@ -50,6 +50,7 @@ class Snapshot:
     stacks: list[Stack] = field(default_factory=list)
     network_ids: set[str] = field(default_factory=set)
     image_ids: set[str] = field(default_factory=set)  # images not deleted
+    keypair_ids: set[str] = field(default_factory=set)  # keypairs, by nova's integer id as text
     # Where the history of the users' requests is known (the scenarios and the explorer record it):
     # what they created, by id ("port", "network", "image", "keypair"), and what they asked to delete.
     user_made: dict[str, str] = field(default_factory=dict)
@@ -275,7 +276,8 @@ def user_resources_kept(snap: Snapshot) -> list[Violation]:
     """Nothing a user created is deleted but at a user's request; a port a user brought to a server
     comes back unbound once the server is gone, ready to be used again (rule 2, seed 001)."""
     index = _Index(snap)
-    present = {"port": set(index.ports), "network": snap.network_ids, "image": snap.image_ids}
+    present = {"port": set(index.ports), "network": snap.network_ids, "image": snap.image_ids,
+               "keypair": snap.keypair_ids}
     out = []
     for ident, kind in sorted(snap.user_made.items()):
         if kind in present and ident not in present[kind] and ident not in snap.deleted_on_request:

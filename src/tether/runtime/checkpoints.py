@@ -67,6 +67,21 @@ CHECKPOINTS: dict[str, str] = {
 }
 
 
+# Protections: where two layers guard one invariant, each layer can be switched off alone by a
+# fault rule ``NAME=off``, so a scenario shows that the other layer holds without it.
+PROTECTIONS: dict[str, str] = {
+    "compute.delete.detach_node_vifs": "a bare-metal delete detaches every VIF its node lists before tear-down "
+                                       "(rule 1, seed 000); the node's own tear-down does the same (a node that is "
+                                       "only released, never deployed, has no second layer: there it stays on)",
+    "baremetal.teardown.detach_vifs": "a node's tear-down detaches every VIF it lists (rule 1, seed 000); "
+                                      "compute's delete does the same first",
+}
+
+
+def is_protection(name: str) -> bool:
+    return name in PROTECTIONS
+
+
 def is_checkpoint(name: str) -> bool:
     return name in CHECKPOINTS
 

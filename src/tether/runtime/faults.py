@@ -1,7 +1,9 @@
 """Fault rules: ``POINT=ACTION[*N]``.
 
-ACTION is ``sleep:SECONDS``, ``error`` or ``crash``; ``*N`` makes a rule fire
-only the first N times its point is reached.
+ACTION is ``sleep:SECONDS``, ``error`` or ``crash`` at a checkpoint, or ``off``
+at a protection (``checkpoints.PROTECTIONS``: one of two layers that guard one
+invariant, switched off to show the other holds alone); ``*N`` makes a rule
+fire only the first N times its point is reached.
 """
 
 from __future__ import annotations
@@ -9,10 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from tether.runtime.checkpoints import checkpoint_names, is_checkpoint
+from tether.runtime.checkpoints import PROTECTIONS, checkpoint_names, is_checkpoint, is_protection
 
 _RULE = re.compile(
-    r"^(?P<point>[a-z_.]+)=(?P<action>sleep:(?P<seconds>\d+(?:\.\d+)?)|error|crash)"
+    r"^(?P<point>[a-z_.]+)=(?P<action>sleep:(?P<seconds>\d+(?:\.\d+)?)|error|crash|off)"
     r"(?:\*(?P<times>\d+))?$"
 )
 
@@ -24,7 +26,7 @@ class FaultRuleError(ValueError):
 @dataclass
 class FaultRule:
     point: str
-    action: str  # "sleep" | "error" | "crash"
+    action: str  # "sleep" | "error" | "crash" at a checkpoint; "off" at a protection
     seconds: float = 0.0
     times: int | None = None
     fired: int = field(default=0, compare=False)
@@ -34,10 +36,14 @@ class FaultRule:
         match = _RULE.match(text.strip())
         if not match:
             raise FaultRuleError(
-                f"Invalid fault rule {text!r}: expected POINT=sleep:SECONDS|error|crash[*N]"
+                f"Invalid fault rule {text!r}: expected POINT=sleep:SECONDS|error|crash[*N] or PROTECTION=off[*N]"
             )
         point = match["point"]
-        if not is_checkpoint(point):
+        if match["action"] == "off":
+            if not is_protection(point):
+                raise FaultRuleError(f"Unknown protection {point!r} in fault rule; the ones that can be switched "
+                                     f"off are {', '.join(sorted(PROTECTIONS))}")
+        elif not is_checkpoint(point):
             raise FaultRuleError(
                 f"Unknown checkpoint {point!r} in fault rule; "
                 f"`tether faults list` prints the {len(checkpoint_names())} names"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tether.runtime.bugs import Bugs
-from tether.runtime.checkpoints import is_checkpoint
+from tether.runtime.checkpoints import is_checkpoint, is_protection
 from tether.runtime.clock import Clock, RealClock
 from tether.runtime.errors import CheckpointInTransaction, ControlPlaneCrash, InjectedFault
 from tether.runtime.executor import AsyncioExecutor, Executor
@@ -90,6 +90,16 @@ class Runtime:
             await self._sleep(rule.seconds, name)
         await self.executor.yield_at(name)
         self.ensure_alive()
+
+    def protection_on(self, name: str) -> bool:
+        """False when a fault rule ``NAME=off`` switches this protection off (not a scheduling point)."""
+        if not is_protection(name):
+            raise ValueError(f"undeclared protection {name!r}")
+        rule = self.faults.fire(name) if self.faults.rules else None
+        if rule is not None and rule.action == "off":
+            self.note(f"fault {rule} fired: protection {name} is off")
+            return False
+        return True
 
     # -- time and signals ---------------------------------------------------
 

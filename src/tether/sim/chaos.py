@@ -10,11 +10,12 @@ violated and nothing left in a transient state.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tether.domain.errors import TetherError
 from tether.domain.invariants import Violation, check_all, transient_leftovers
+from tether.domain.replies import Reply
 from tether.runtime.bugs import Bugs
 from tether.runtime.faults import FaultPlan
 from tether.seeding import DemoShape
@@ -39,10 +40,13 @@ class ChaosResult:
     errors: list[str]
     steps: int = 0
     booted: int = 0
+    # Replies the history of states contradicts (``domain.replies``), and how many were judged.
+    inconsistent_replies: list[Violation] = field(default_factory=list)
+    replies: int = 0
 
     @property
     def clean(self) -> bool:
-        return not (self.violations or self.leftovers or self.errors)
+        return not (self.violations or self.leftovers or self.errors or self.inconsistent_replies)
 
 
 def _action(kind: str, index: int, chooser: random.Random) -> Any:
@@ -110,8 +114,11 @@ async def run_chaos(
                       strategy_factory=lambda: RandomStrategy(seed))
     result = await run.run()
     booted = sum(1 for step in result.steps if step["text"].startswith("boot ") and "accepted" in step["text"])
+    assert run.env is not None
+    replies = sum(1 for event in run.env.history if isinstance(event, Reply))
     return ChaosResult(seed, described, result.violations, result.left_by_operations, result.mended,
-                       result.leftovers, result.errors, len(result.trace), booted)
+                       result.leftovers, result.errors, len(result.trace), booted, result.inconsistent_replies,
+                       replies)
 
 
 __all__ = ["ChaosResult", "check_all", "run_chaos", "transient_leftovers"]

@@ -46,7 +46,8 @@ class Teardown:
             node = await self.jobs.current(uuid, token, (DELETING,))
             try:
                 await self.rt.checkpoint("baremetal.teardown.before_vif_detach")
-                await self.detach_vifs(self.vifs, uuid)
+                if self.rt.protection_on("baremetal.teardown.detach_vifs"):
+                    await self.detach_vifs(self.vifs, uuid)
                 await self._forget_instance(uuid)
                 power_state = self.hardware.set_power(uuid, False)
                 async with self.store.begin() as conn:

@@ -37,9 +37,12 @@ ReleaseNodes = Callable[["Release", Instance, "str | None"], Awaitable[None]]
 async def detach_listed_vifs_then_unprovision(release: Release, instance: Instance, unplug_point: str | None) -> None:
     ctx = acting_for(instance)
     for node in await release.nodes_of(instance):
-        # rule 1 (seed 000): detach what the node lists, not what the cache says.
-        for vif in await release.baremetal.vif_list(ctx, node.uuid):
-            await release.detach_from_node(ctx, node.uuid, vif)
+        # rule 1 (seed 000): detach what the node lists, not what the cache says. Only a node that is
+        # torn down has a second layer (its tear-down detaches them too), so only there can this be off.
+        if node.provision_state not in bms.UNPROVISION_STATES or release.rt.protection_on(
+                "compute.delete.detach_node_vifs"):
+            for vif in await release.baremetal.vif_list(ctx, node.uuid):
+                await release.detach_from_node(ctx, node.uuid, vif)
         await release.rt.checkpoint("compute.delete.before_node_teardown")
         await release.unprovision(instance, node)
 

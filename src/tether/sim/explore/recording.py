@@ -21,6 +21,7 @@ import itertools
 import random
 import re
 from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from tether.domain.compute import GuestInterface
@@ -55,13 +56,22 @@ class Recorder:
         self._names: dict[int, tuple[object, str]] = {}
         self._fresh = itertools.count()
 
+    @contextmanager
+    def unseen(self) -> Iterator[None]:
+        """Reads made meanwhile are the harness's own (a reply's state): no step touched them."""
+        busy, self.busy = self.busy, True
+        try:
+            yield
+        finally:
+            self.busy = busy
+
     @property
     def footprint(self) -> Footprint | None:
         """The footprint to file accesses under, if the running step's is being recorded."""
         return self.current if self.recording and not self.busy else None
 
     def touch(self, space: str, key: Hashable, mode: str) -> None:
-        if self.current is not None and self.recording:
+        if self.current is not None and self.recording and not self.busy:
             self.current.touch(space, key, mode)
 
     # -- histories ---------------------------------------------------------------

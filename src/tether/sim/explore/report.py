@@ -66,6 +66,7 @@ def findings_of(result: ScenarioResult | None, *, deadlock: str | None = None,
         violations += [(NOT_TERMINAL, leftover) for leftover in result.leftovers]
         violations += [(OPERATION_ERROR, error) for error in result.errors]
         violations += [(UNMET, unmet) for unmet in result.unmet]
+        violations += [(v.invariant, v.evidence) for v in result.inconsistent_replies]
         crash = result.crashed_at is not None
         violations += [(needed_mend(v.invariant, crash=crash), v.evidence) for v in result.unexpected_mends]
         mended += [(v.invariant, v.evidence) for v in result.mended]

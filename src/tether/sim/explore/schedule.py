@@ -33,6 +33,7 @@ from tether.sim.explore.recording import (
     RecordingHardware,
     RecordingHypervisor,
 )
+from tether.sim.explore.replies_key import replies_key
 from tether.sim.scenarios.env import Env
 from tether.sim.scenarios.model import Scenario
 from tether.sim.scenarios.runner import ScenarioResult, ScenarioRun
@@ -222,7 +223,7 @@ class _FromSeeded(ScenarioRun):
         self.start = seeded.start
         self.env = Env(self.cloud, seeded.admin, names=RecordingDict(recorder, "env.name", seeded.names),
                        poll_seconds=EXPLORER_POLL_SECONDS, user_made=dict(seeded.user_made),
-                       deleted_on_request=set(state.requested))
+                       deleted_on_request=set(state.requested), unseen=recorder.unseen)
         self.mend_when_clean = False
 
     def _incarnation(self, faults: FaultPlan) -> Cloud:
@@ -336,6 +337,7 @@ class ExploredRun(_FromSeeded):
             sorted(dict.items(self.env.names)), sorted(self.env.outcomes.items()), list(self.errors),
             sorted(self.env.user_made.items()), sorted(self._requested()),
             sorted(scheduler._names.items()), repr(sorted(self.world.hardware._failures.items())),
+            replies_key(self.env.history),
         )
         text = repr((self._logical_digest(), self.clock.now(), actors, memory))
         return hashlib.blake2b(text.encode(), digest_size=16).digest(), scheduler.epoch

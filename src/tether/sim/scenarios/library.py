@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tether.domain import baremetal_states as bms
 from tether.seeding import DemoShape
+from tether.sim.scenarios import protections
 from tether.sim.scenarios.env import Env
 from tether.sim.scenarios.model import Scenario, Timed
 
@@ -605,5 +606,7 @@ SCENARIOS: dict[str, Scenario] = {
         ANTI_AFFINITY_BOOT_RACES_BOOT,
         REBUILD_RACES_PORT_DELETE,
         RESIZE_REVERT_RACES_INTERFACES,
+        *protections.each_layer_alone(TERMINATE_RACES_PORT_DELETE),
+        *protections.PLANTED,
     )
 }

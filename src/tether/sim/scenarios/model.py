@@ -55,6 +55,12 @@ class Scenario:
     invariant: str | None = None
     tags: tuple[str, ...] = field(default=())
     expected_mends: tuple[ExpectedMend, ...] = ()
+    # Protections switched off (``checkpoints.PROTECTIONS``) for the timeline and any recovery, in every
+    # mode (the explorer's too): where two layers guard one invariant, the scenario shows one alone.
+    protections_off: tuple[str, ...] = ()
+
+    def layer_rules(self) -> list[str]:
+        return [f"{name}=off" for name in self.protections_off]
 
     def mend_expected(self, invariant: str, *, crashed: bool) -> bool:
         return any(mend.invariant == invariant and (crashed or not mend.after_crash_only)

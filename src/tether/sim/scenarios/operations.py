@@ -29,6 +29,8 @@ OPERATIONS: dict[str, frozenset[str]] = {
     "stack-create": frozenset({"stack", "instance", "port", "node"}),
     "stack-update": frozenset({"stack", "instance", "port", "node"}),
     "stack-delete": frozenset({"stack", "instance", "port", "node"}),
+    # a row, a device or an event changed or lost behind the services' backs: what a reconciler is for
+    "out-of-band": frozenset({"instance", "port", "node"}),
 }
 CLAIMED = ("boot", "delete", "attach", "detach", "port-delete", "node-undeploy", "node-delete", "node-maintenance")
 

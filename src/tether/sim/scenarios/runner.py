@@ -21,6 +21,7 @@ from sqlalchemy.engine import make_url
 from tether.audit.local import collect
 from tether.cloud import Cloud, World
 from tether.domain.invariants import Snapshot, Violation, check_all, transient_leftovers
+from tether.domain.replies import Observed, check_replies, facts_of
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.reconcile.runner import mend
@@ -53,6 +54,8 @@ class ScenarioResult:
     # Mends the scenario did not declare: the operations (or, after a crash, the recovery) left
     # them for the backstop, which fails the run unless mends are allowed.
     unexpected_mends: list[Violation] = field(default_factory=list)
+    # Replies the states contradict: an operation answered something that was not so.
+    inconsistent_replies: list[Violation] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -61,6 +64,7 @@ class ScenarioResult:
             "violations": [v.as_dict() for v in self.violations],
             "mended": [v.as_dict() for v in self.mended],
             "unexpected_mends": [v.as_dict() for v in self.unexpected_mends],
+            "inconsistent_replies": [v.as_dict() for v in self.inconsistent_replies],
             "unmet": self.unmet,
             "leftovers": self.leftovers,
             "crashed_at": self.crashed_at,
@@ -138,7 +142,8 @@ class ScenarioRun:
 
     async def _restart(self) -> None:
         self.journals.append(self.cloud.rt.journal)
-        self.cloud = self._incarnation(FaultPlan())
+        # what the scenario switched off stays off in the recovery: it shows the other layer alone
+        self.cloud = self._incarnation(FaultPlan.parse(self.scenario.layer_rules()))
         if self.env is not None:
             self.env.cloud = self.cloud
         await self._drive([("recovery", self.cloud.recover())])
@@ -178,7 +183,7 @@ class ScenarioRun:
         if self.crashed_at is not None:
             return
         timed = self.timing.rules if timing else []
-        self.cloud.rt.faults = FaultPlan(self.faults.rules + timed)
+        self.cloud.rt.faults = FaultPlan(self.faults.rules + timed + FaultPlan.parse(self.scenario.layer_rules()).rules)
         await self._drive([(actor.name, self._at(actor, timing)) for actor in self.scenario.timeline])
 
     async def judge(self, *, expectations: bool = True) -> ScenarioResult:
@@ -198,7 +203,9 @@ class ScenarioRun:
         unexpected = [] if self.allow_mended else [
             violation for violation in mended
             if not scenario.mend_expected(violation.invariant, crashed=self.crashed_at is not None)]
-        passed = not violations and not unmet and not leftovers and not self.errors and not unexpected
+        # judged on what the operations left: a reconciler's mend makes no false reply true
+        lies = check_replies([*self.env.history, Observed(facts_of(left_snapshot))])
+        passed = not violations and not unmet and not leftovers and not self.errors and not unexpected and not lies
         journal = [entry for incarnation in [*self.journals, self.cloud.rt.journal] for entry in incarnation]
         steps = sorted(
             [{**record.as_dict(), "at": round(record.at - self.start, 3)} for record in self.env.steps]
@@ -206,7 +213,7 @@ class ScenarioRun:
                for entry in journal if _notable(entry.text)],
             key=lambda step: step["at"])
         return ScenarioResult(scenario.name, passed, violations, left, mended, unmet, leftovers, steps,
-                              self.crashed_at, self.errors, self.trace, unexpected)
+                              self.crashed_at, self.errors, self.trace, unexpected, lies)
 
     async def _collect(self) -> Snapshot:
         """The whole system as it is, with the users' history the invariants judge it against."""
