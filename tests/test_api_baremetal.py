@@ -715,7 +715,7 @@ def test_ports_patch_and_delete(api) -> None:
                version="1.33").status_code == 406
     assert api("GET", f"/ports/{port['uuid']}?fields=pxe_enabled,extra").json() == {
         "pxe_enabled": False, "extra": {"a": 1, "b": 2}, "links": port["links"]}
-    assert api("GET", f"/ports/{mac}").status_code == 404  # ironic finds ports by uuid (or name), not address
+    assert api("GET", f"/ports/{mac}").status_code == 400  # ironic: "Expected UUID or name for port", not an address
     assert api("DELETE", f"/ports/{port['uuid']}").status_code == 204
     assert api("GET", f"/ports/{port['uuid']}").status_code == 404
     assert api("DELETE", f"/nodes/{node['uuid']}").status_code == 204
