@@ -6,7 +6,7 @@ catalog is not served (see the README)."""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tether.domain.errors import identity as errors
@@ -49,13 +49,14 @@ class EndpointGroups:
             return await repos.endpoint_groups.find(conn, order_by=("name", "id"), **({"name": name} if name else {}))
 
     async def update(self, group_id: str, changes: dict[str, Any]) -> EndpointGroup:
-        await self.get(group_id)
+        current = await self.get(group_id)
         if "filters" in changes:
             check_filters(changes["filters"])
         values = {k: changes[k] for k in ("name", "description", "filters") if k in changes}
+        # the whole row is written again: Repository.update takes its own ``filters`` argument
         async with self.store.begin() as conn:
-            if values:
-                await repos.endpoint_groups.update(conn, group_id, **values)
+            await repos.endpoint_groups.delete(conn, group_id)
+            await repos.endpoint_groups.add(conn, replace(current, **values))
         return await self.get(group_id)
 
     async def delete(self, group_id: str) -> None:
