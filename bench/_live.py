@@ -19,6 +19,8 @@ def live_cloud(*extra: str, db: str | None = None, deploy_seconds: float = 0.0,
     with tempfile.TemporaryDirectory(prefix="tether-bench-") as directory:
         cloud = start(Path(directory), *extra, db=db, deploy_seconds=deploy_seconds, clean_seconds=clean_seconds)
         try:
+            # Nova's default quotas (ten instances) would refuse a benchmark's concurrency of 32.
+            cloud.lift_compute_quotas(missing_ok=True)
             yield cloud
         finally:
             cloud.stop()

@@ -46,14 +46,18 @@ class LiveCloud:
             raise AssertionError(f"openstack {' '.join(args)} failed ({result.returncode}): {result.stderr}")
         return result
 
-    def lift_compute_quotas(self) -> None:
+    def lift_compute_quotas(self, *, missing_ok: bool = False) -> None:
         """A cloud that a whole test module shares boots more than nova's default ten servers over
-        the module's tests: its projects' instance, core and RAM quotas are lifted (-1, as nova allows)."""
+        the module's tests: its projects' instance, core and RAM quotas are lifted (-1, as nova allows).
+        ``missing_ok``: a Tether from before quotas (404) has nothing to lift."""
         admin = self.connect("tether")
         try:
             for project in admin.identity.projects():
-                admin.compute.put(f"/os-quota-sets/{project.id}",
-                                  json={"quota_set": {"instances": -1, "cores": -1, "ram": -1}}).raise_for_status()
+                answer = admin.compute.put(f"/os-quota-sets/{project.id}",
+                                           json={"quota_set": {"instances": -1, "cores": -1, "ram": -1}})
+                if missing_ok and answer.status_code == 404:
+                    return
+                answer.raise_for_status()
         finally:
             admin.close()
 

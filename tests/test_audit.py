@@ -17,6 +17,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.headless_browser import chromium, keep_screenshot
 from tests.live import LiveCloud, start
 from tests.test_cli_seeds import ATTACH_HELD, POOL, Session
 
@@ -123,6 +126,14 @@ def test_audit_finds_exactly_the_seeds_leaks_and_repair_mends_them(tmp_path: Pat
                      and re.search(r"/(servers|ports|nodes|portgroups)\b", call)]
             assert len(calls) == 5 == report["api_calls"], calls
             assert not [call for call in calls if re.search(r"[0-9a-f]{8}-[0-9a-f]{4}-", call)], calls
+            # The page to share draws the chain the seed broke: the node's NIC still holds the VIF of a
+            # port that is gone, and no instance owns the node.
+            page = c000.data_dir / "audit.html"
+            assert tether(c000, "audit", "--os-cloud", "tether", "--format", "html", "--output", str(page)
+                          ).returncode == 3
+            chains = check_html_report(page, report, "audit-stale-vif")
+            assert chains["stale-vif"] == (f"instance (none) (gone) -[binds]-> port {vif} (gone) -[port gone BROKEN]-> "
+                                           f"vif {vif} -[attached to]-> nic {finding['resources']['nic']}"), chains
 
             code, report = audit(c001)
             assert code == 3
@@ -142,12 +153,20 @@ def test_audit_finds_exactly_the_seeds_leaks_and_repair_mends_them(tmp_path: Pat
                 assert capped.returncode == 1 and "ABORTED" in capped.stdout, capped
                 assert audit(cloud)[0] == 3  # nothing was done
 
-                done = tether(cloud, "repair", "--os-cloud", "tether", "--older-than", "0", "--apply")
+                textfile = cloud.data_dir / "repair.prom"
+                done = tether(cloud, "repair", "--os-cloud", "tether", "--older-than", "0", "--apply",
+                              "--prometheus", str(textfile))
                 assert done.returncode == 4 and done.stdout.startswith("REPAIRED"), done
                 journal = [json.loads(line) for line in (cloud.data_dir / "tether-repair.jsonl").read_text()
                            .splitlines()]
                 assert [entry["status"] for entry in journal] == ["acting", "repaired"], journal
                 assert journal[0]["before"] is not None
+                samples = metrics(textfile)
+                action = journal[0]["action"]["action"]
+                assert {key: value for key, value in samples.items() if key[0] == "tether_repair_actions"} == {
+                    ("tether_repair_actions", (("action", action), ("outcome", "repaired"))): 1.0}, samples
+                assert samples[("tether_repair_applied", ())] == 1.0
+                assert samples[("tether_audit_findings", (("invariant", journal[0]["finding"]["invariant"]),))] == 1
                 code, report = audit(cloud)
                 assert (code, report["findings"]) == (0, []), report
 
@@ -157,6 +176,62 @@ def test_audit_finds_exactly_the_seeds_leaks_and_repair_mends_them(tmp_path: Pat
             for term, node, how in ((t000, node0, ("--nic", "net-id=private")), (t001, node1, ("--port", port))):
                 server = term.boot("again", "--flavor", "baremetal", *how)
                 assert (server["status"], server["OS-EXT-SRV-ATTR:hypervisor_hostname"]) == ("ACTIVE", node), server
+
+
+def metrics(path: Path) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Each sample of a Prometheus text file, by name and labels (without the cloud's)."""
+    return {(sample.name, tuple(sorted((k, v) for k, v in sample.labels.items() if k != "cloud"))): sample.value
+            for family in text_string_to_metric_families(path.read_text()) for sample in family.samples}
+
+
+BROKEN_RED = "rgb(198, 40, 40)"
+
+
+def check_html_report(page: Path, report: dict[str, Any], name: str) -> dict[str, str]:
+    """The page as a person sees it in Chromium: the summary, one body per finding with its chain drawn
+    (a visible SVG whose broken link is red), columns that sort, nothing fetched. The screenshot is kept.
+    Returns each finding's chain in words (the SVG's accessible name), by invariant."""
+    from selenium.webdriver.common.by import By
+
+    with chromium() as driver:
+        driver.get(page.as_uri())
+        assert driver.title == f"Tether audit of {report['cloud']}"
+        summary = {row.get_attribute("data-invariant"): row.find_elements(By.TAG_NAME, "td")[1].text
+                   for row in driver.find_elements(By.CSS_SELECTOR, "#summary tbody tr")}
+        assert summary == {name: str(count) for name, count in report["summary"].items()}
+        bodies = driver.find_elements(By.CSS_SELECTOR, "table.findings tbody.finding")
+        assert [b.get_attribute("data-invariant") for b in bodies] == [f["invariant"] for f in report["findings"]]
+        chains = {}
+        for body, finding in zip(bodies, report["findings"], strict=True):
+            facts = body.find_element(By.CSS_SELECTOR, "tr.facts").text
+            assert all(value in facts for value in finding["resources"].values()), (facts, finding)
+            svg = body.find_element(By.CSS_SELECTOR, "svg.chain")
+            assert svg.is_displayed()
+            width, height = driver.execute_script("const b = arguments[0].getBBox(); return [b.width, b.height]", svg)
+            assert width > 140 and height > 40, (width, height)  # boxes drawn, not an empty element
+            broken = svg.find_elements(By.CSS_SELECTOR, ".link.broken line, .box.broken rect")
+            assert broken, svg.get_attribute("outerHTML")
+            assert {line.value_of_css_property("stroke") for line in broken} == {BROKEN_RED}
+            sound = svg.find_elements(By.CSS_SELECTOR, ".link:not(.broken) line")
+            assert BROKEN_RED not in {line.value_of_css_property("stroke") for line in sound}
+            chains[finding["invariant"]] = svg.get_attribute("aria-label")
+        # Nothing was fetched: no style sheet, script, font or image from anywhere.
+        assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
+        assert not driver.find_elements(By.CSS_SELECTOR, "[src], link[href]")
+        keep_screenshot(driver, name)
+
+        heading = driver.find_element(By.XPATH, "//table[contains(@class,'findings')]//th[.//button[.='invariant']]")
+        order = [f["invariant"] for f in report["findings"]]
+        for expected in (sorted(order), sorted(order, reverse=True)):
+            heading.find_element(By.TAG_NAME, "button").click()
+            shown = [b.get_attribute("data-invariant") for b in
+                     driver.find_elements(By.CSS_SELECTOR, "table.findings tbody.finding")]
+            assert shown == expected
+        # Each finding's chain moved with its row.
+        for body in driver.find_elements(By.CSS_SELECTOR, "table.findings tbody.finding"):
+            label = body.find_element(By.CSS_SELECTOR, "svg.chain").get_attribute("aria-label")
+            assert chains[body.get_attribute("data-invariant")] == label
+    return chains
 
 
 def make_zombie(term: Session) -> tuple[str, str]:
@@ -213,3 +288,32 @@ def test_audit_finds_a_stuck_build_and_a_zombie_interface_and_only_with_guests_r
         code, report = audit(cloud, "--guest-interfaces", "--only", "zombie-interface")
         assert (code, [f["invariant"] for f in report["findings"]]) == (3, ["zombie-interface"])
         assert report["evaluated"] == ["zombie-interface"]
+
+        # The same audit as a page to share, and as metrics for node_exporter.
+        page, textfile = cloud.data_dir / "audit.html", cloud.data_dir / "audit.prom"
+        done = tether(cloud, "audit", "--os-cloud", "tether", "--guest-interfaces", "--format", "html", "--output",
+                      str(page), "--prometheus", str(textfile))
+        assert done.returncode == 3 and page.read_text().startswith("<!DOCTYPE html>"), done
+        code, report = audit(cloud, "--guest-interfaces")
+        chains = check_html_report(page, report, "audit-stuck-build-and-zombie")
+        assert chains["stuck-transient"] == (f"instance {server} -[node is available BROKEN]-> node {node}"), chains
+        assert chains["zombie-interface"].startswith(f"instance {vm} -[plugs]-> interface (unnamed)")
+        assert chains["zombie-interface"].endswith("BROKEN]-> port (none) (gone)"), chains
+        samples = metrics(textfile)
+        found = {labels[0][1]: value for (name, labels), value in samples.items() if name == "tether_audit_findings"}
+        assert found == {name: float(count) for name, count in report["summary"].items()}
+        assert (found["association"], found["stuck-transient"], found["zombie-interface"]) == (1, 1, 1)
+        assert {value for (name, _), value in samples.items() if name == "tether_audit_source_up"} == {1.0}
+        assert samples[("tether_audit_api_calls", ())] == report["api_calls"]
+
+        # The store read directly, beside its server: it sees what the APIs hide (every guest interface,
+        # who made each port), and finds the same leaks.
+        done = tether(cloud, "audit", "--data-dir", str(cloud.data_dir), "--format", "json")
+        assert done.returncode == 3, done
+        store = json.loads(done.stdout)
+        assert store["sources"] == [{"name": "tether store", "ok": True, "items": store["sources"][0]["items"],
+                                     "calls": 0, "error": None}]
+        assert sorted((f["invariant"], f["resources"]["instance"]) for f in store["findings"]) == sorted(
+            (f["invariant"], f["resources"]["instance"]) for f in report["findings"]), store["findings"]
+        zombie = next(f for f in store["findings"] if f["invariant"] == "zombie-interface")
+        assert zombie["resources"]["device"].startswith("tap") and mac in zombie["evidence"], zombie

@@ -362,6 +362,9 @@ Project = Annotated[str | None, typer.Option("--project", metavar="P",
                                              help="Only findings that involve this project's servers or ports.")]
 GuestInterfaces = Annotated[bool, typer.Option("--guest-interfaces", help="Also read each running VM's guest "
                                                "interfaces (server diagnostics: one call per VM).")]
+Prometheus = Annotated[Path | None, typer.Option("--prometheus", metavar="FILE", help="Also write the findings by "
+                                                 "invariant (and the actions taken) in Prometheus' text format, for "
+                                                 "node_exporter's textfile collector.")]
 
 
 def _ids(only: str | None) -> list[str] | None:
@@ -371,12 +374,20 @@ def _ids(only: str | None) -> list[str] | None:
 @app.command(help="Find the seeds' leaks in any OpenStack cloud, through its public APIs (openstacksdk, "
                   "clouds.yaml or the OS_* environment). It only reads.\n\n" + exit_codes_help(AUDIT_EXITS))
 def audit(
+    ctx: typer.Context,
     os_cloud: OsCloud = None,
     only: Only = None,
     project: Project = None,
-    form: Annotated[str, typer.Option("--format", help="table, json or markdown.")] = "table",
+    form: Annotated[str, typer.Option("--format", help="table, json, markdown or html (one self-contained "
+                                      "file).")] = "table",
     output: Annotated[Path | None, typer.Option("--output", metavar="FILE", help="Write the report there.")] = None,
     guest_interfaces: GuestInterfaces = False,
+    prometheus: Prometheus = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", metavar="DIR", show_default=False,
+                                                  help="Read a Tether store directly (read-only; beside its "
+                                                       "server too) instead of a cloud's APIs.")] = None,
+    db: Annotated[str | None, typer.Option("--db", metavar="URL", help="With --data-dir: the store's database "
+                                           "URL (default: the data dir's SQLite).")] = None,
 ) -> None:
     from tether.audit.command import AuditRequest, run_audit
     from tether.audit.report import ReportFormat
@@ -384,9 +395,16 @@ def audit(
     try:
         chosen_form = ReportFormat(form)
     except ValueError:
-        raise typer.BadParameter(f"{form!r}: choose table, json or markdown", param_hint="--format") from None
-    request = AuditRequest(cloud=os_cloud, only=_ids(only), project=project, form=chosen_form,
-                           output=output.expanduser() if output else None, guest_interfaces=guest_interfaces)
+        raise typer.BadParameter(f"{form!r}: choose {', '.join(ReportFormat)}", param_hint="--format") from None
+    store = data_dir is not None or db is not None
+    # OS_CLOUD in the environment is no choice of the user's here: only an explicit --os-cloud clashes.
+    source = ctx.get_parameter_source("os_cloud")
+    if store and source is not None and source.name == "COMMANDLINE":
+        raise typer.BadParameter("a cloud's APIs or a Tether store: not both", param_hint="--os-cloud / --data-dir")
+    request = AuditRequest(cloud=None if store else os_cloud, only=_ids(only), project=project, form=chosen_form,
+                           output=output.expanduser() if output else None, guest_interfaces=guest_interfaces,
+                           data_dir=data_dir.expanduser() if data_dir else None, db=db,
+                           prometheus=prometheus.expanduser() if prometheus else None)
     try:
         code = run_audit(request, _console(stderr=True), lambda text: typer.echo(text, nl=False))
     except Failure as failure:
@@ -417,6 +435,7 @@ def repair(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
     output: Annotated[Path | None, typer.Option("--output", metavar="FILE", help="Write the report there.")] = None,
     guest_interfaces: GuestInterfaces = False,
+    prometheus: Prometheus = None,
 ) -> None:
     from tether.audit.command import AuditRequest
     from tether.audit.gates import Gates
@@ -434,7 +453,8 @@ def repair(
                                  default=False, err=True)
     request = RepairRequest(
         audit=AuditRequest(cloud=os_cloud, only=_ids(only), project=project,
-                           output=output.expanduser() if output else None, guest_interfaces=guest_interfaces),
+                           output=output.expanduser() if output else None, guest_interfaces=guest_interfaces,
+                           prometheus=prometheus.expanduser() if prometheus else None),
         gates=Gates(older_than=age, skip_in_flight=not include_in_flight, max_actions=max_actions, force=force),
         apply=apply, journal=journal.expanduser(), confirm=ask)
     try:

@@ -315,8 +315,10 @@ async def _serve(options: ServeOptions, sockets: list[socket.socket], cloud: Clo
     # uvicorn's loggers are left to the configuration made for tether's own (``logs.configure``).
     tls = options.tls
     # Keep-alive longer than the clients' polling: heatclient's --wait polls every 5 s, uvicorn's own
-    # default, and a poll that reuses the connection the server is closing is reset.
+    # default, and a poll that reuses the connection the server is closing is reset. No `Server:`
+    # header: upstream's APIs do not name what serves them, and it only helps someone probing.
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", timeout_keep_alive=75,
+                            server_header=False,
                             ssl_certfile=tls.cert if tls else None, ssl_keyfile=tls.key if tls else None)
     server = uvicorn.Server(config)
     reconcilers = ReconcileLoop(cloud, resync_interval=options.reconcile_interval)

@@ -20,7 +20,9 @@ from tether.api.envelopes import error_body, service_of
 
 access = logging.getLogger(logs.ACCESS)
 
-MAX_BODY = 1024 * 1024  # like oslo.middleware's sizelimit default (114688) but room for stack templates
+# heat's own max_json_body_size; the other services' oslo.middleware sizelimit default (114688)
+# would refuse stack templates that heat takes.
+MAX_BODY = 1024 * 1024
 
 Scope = dict[str, Any]
 

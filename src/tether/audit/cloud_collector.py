@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import openstack.connection
+from keystoneauth1.exceptions import http as http_errors
 
 from tether.audit import cloud_api as api
 from tether.audit import public_model as model
@@ -95,6 +96,10 @@ def _read_guests(conn: openstack.connection.Connection, snapshot: Snapshot, read
     def one(instance: Any) -> Raw | None:
         try:
             return api.diagnostics(conn.compute, counter, instance.uuid)
+        except (http_errors.NotFound, http_errors.Conflict):
+            # Deleted, or gone into an operation, since the list: a normal operation under way, whose
+            # guest is not judged, and no failure of the source.
+            return None
         except Exception as error:  # reported per instance; its guest is then not judged
             failures.append(f"{instance.uuid}: {type(error).__name__}: {error}")
             return None

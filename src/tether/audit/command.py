@@ -6,11 +6,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.audit.analysis import Analysis, analyse
 from tether.audit.report import ReportFormat, render
 from tether.exits import ExitCode, Failure
+
+if TYPE_CHECKING:
+    from tether.audit.metrics import RepairTally
+    from tether.audit.sources import Collection
 
 SOURCE_STEPS = 6  # servers, ports, nodes, NICs, portgroups, diagnostics
 
@@ -23,6 +27,10 @@ class AuditRequest:
     form: ReportFormat = ReportFormat.table
     output: Path | None = None
     guest_interfaces: bool = False
+    # A Tether store read directly (its data dir, or its database URL) instead of a cloud's APIs.
+    data_dir: Path | None = None
+    db: str | None = None
+    prometheus: Path | None = None
 
 
 @contextmanager
@@ -52,6 +60,8 @@ def collect_and_analyse(request: AuditRequest, console: Any) -> tuple[Any, Analy
         chosen(request.only)
     except UnknownInvariant as error:
         raise Failure(ExitCode.USAGE, str(error)) from None
+    if request.data_dir is not None or request.db is not None:
+        return None, analyse(collect_store(request), request.only, request.project)
     try:
         conn = connect(request.cloud)
         conn.authorize()
@@ -61,6 +71,35 @@ def collect_and_analyse(request: AuditRequest, console: Any) -> tuple[Any, Analy
     with progress_bar(console) as step:
         collection = collect(conn, guest_interfaces=request.guest_interfaces, progress=step)
     return conn, analyse(collection, request.only, request.project)
+
+
+def collect_store(request: AuditRequest) -> Collection:
+    """A Tether store read as it is, database and hardware, read-only: it may run beside its server.
+
+    It knows what the public APIs do not (who created each port, the stacks' ports, every guest
+    interface, the deadlines), so nothing there is left unjudged.
+    """
+    import asyncio
+
+    from tether.audit.sources import STORE, Collection, SourceReport
+    from tether.config import DEFAULT_DATA_DIR
+    from tether.local_cloud import read_local_cloud
+
+    data_dir = request.data_dir or DEFAULT_DATA_DIR
+    try:
+        snapshot = asyncio.run(read_local_cloud(data_dir, request.db, reader="tether audit"))
+    except Failure as failure:
+        # The audit's codes are nova-manage's: whatever kept the store from being read is an error.
+        raise Failure(ExitCode.ERROR, str(failure)) from None
+    items = len(snapshot.instances) + len(snapshot.ports) + len(snapshot.nodes) + len(snapshot.node_ports)
+    return Collection(snapshot, [SourceReport(STORE, items=items)], guests_read=None,
+                      cloud=str(data_dir) if request.db is None else _without_password(request.db))
+
+
+def _without_password(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
 
 
 def outcome(analysis: Analysis) -> ExitCode:
@@ -79,7 +118,18 @@ def write(text: str, output: Path | None, echo: Callable[[str], None]) -> None:
         raise Failure(ExitCode.ERROR, f"cannot write {output}: {error.strerror or error}") from None
 
 
+def write_prometheus(path: Path, analysis: Analysis, tally: RepairTally | None = None) -> None:
+    from tether.audit.metrics import write_metrics
+
+    try:
+        write_metrics(path, analysis, tally)
+    except OSError as error:
+        raise Failure(ExitCode.ERROR, f"cannot write {path}: {error.strerror or error}") from None
+
+
 def run_audit(request: AuditRequest, console: Any, echo: Callable[[str], None]) -> ExitCode:
     _conn, analysis = collect_and_analyse(request, console)
     write(render(analysis, request.form), request.output, echo)
+    if request.prometheus is not None:
+        write_prometheus(request.prometheus, analysis)
     return outcome(analysis)

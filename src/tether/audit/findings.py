@@ -63,6 +63,16 @@ def age_of(violation: Violation, snap: Snapshot) -> float | None:
     return max(0.0, snap.now - max(moments)) if moments else None
 
 
+def age_text(age: float | None) -> str:
+    if age is None:
+        return "?"
+    seconds = int(age)
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
 def repair_of(violation: Violation, snap: Snapshot) -> Repair:
     r, kind = violation.resources, violation.invariant
     if kind == "stale-vif":

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tether.audit.analysis import Analysis
-from tether.audit.command import AuditRequest, collect_and_analyse, write
+from tether.audit.command import AuditRequest, collect_and_analyse, write, write_prometheus
 from tether.audit.findings import Finding
 from tether.audit.gates import Gates, held_back
 from tether.audit.journal import Journal
@@ -46,6 +46,7 @@ class RepairRun:
     analysis: Analysis
     outcomes: list[Outcome] = field(default_factory=list)
     aborted: str | None = None
+    applied: bool = False
 
     def count(self, status: str) -> int:
         return sum(1 for outcome in self.outcomes if outcome.status == status)
@@ -55,7 +56,7 @@ def repair(conn: Any, analysis: Analysis, request: RepairRequest) -> RepairRun:
     from tether.audit.actions import perform
     from tether.audit.reread import reread
 
-    run = RepairRun(analysis)
+    run = RepairRun(analysis, applied=request.apply)
     journal = Journal(request.journal if request.apply else None)
     snap = analysis.collection.snapshot
     planned = []
@@ -117,7 +118,8 @@ def outcome_code(run: RepairRun) -> ExitCode:
 def render_run(run: RepairRun, as_json: bool) -> str:
     import json
 
-    from tether.audit.report import SCHEMA, age_text
+    from tether.audit.findings import age_text
+    from tether.audit.report import SCHEMA
 
     if as_json:
         body = {"schema": SCHEMA, **run.analysis.as_dict(), "aborted": run.aborted,
@@ -149,4 +151,12 @@ def run_repair(request: RepairRequest, console: Any, echo: Callable[[str], None]
                                           f"{error.strerror or error}") from None
     run = repair(conn, analysis, request)
     write(render_run(run, as_json), request.audit.output, echo)
+    if request.audit.prometheus is not None:
+        from collections import Counter
+
+        from tether.audit.metrics import RepairTally
+
+        actions = Counter((outcome.finding.repair.action, outcome.status) for outcome in run.outcomes)
+        write_prometheus(request.audit.prometheus, analysis, RepairTally(dict(actions), run.applied,
+                                                                          run.aborted is not None))
     return outcome_code(run)

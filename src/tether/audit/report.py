@@ -1,4 +1,5 @@
-"""An analysis as a terminal table, JSON for machines (a versioned schema) or Markdown for a ticket."""
+"""An analysis as a terminal table, JSON for machines (a versioned schema), Markdown for a ticket or HTML
+to share (html_report)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from enum import StrEnum
 from io import StringIO
 
 from tether.audit.analysis import Analysis
-from tether.audit.findings import Finding
+from tether.audit.findings import Finding, age_text
 
 # Bumped when a field changes meaning or goes away; new fields may appear within a version.
 SCHEMA = "tether-audit/1"
@@ -17,6 +18,7 @@ class ReportFormat(StrEnum):
     table = "table"
     json = "json"
     markdown = "markdown"
+    html = "html"
 
 
 def render(analysis: Analysis, form: ReportFormat, *, width: int | None = None) -> str:
@@ -24,17 +26,11 @@ def render(analysis: Analysis, form: ReportFormat, *, width: int | None = None) 
         return json.dumps({"schema": SCHEMA, **analysis.as_dict()}, indent=2) + "\n"
     if form is ReportFormat.markdown:
         return markdown(analysis)
+    if form is ReportFormat.html:
+        from tether.audit.html_report import render_html
+
+        return render_html(analysis, schema=SCHEMA)
     return table(analysis, width=width)
-
-
-def age_text(age: float | None) -> str:
-    if age is None:
-        return "?"
-    seconds = int(age)
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
 
 
 def _resources(finding: Finding) -> str:

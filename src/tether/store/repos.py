@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tether.domain import aggregates as aggregate_model
 from tether.domain import baremetal, compute, flavor_access, identity, image, metadefs, network, quotas
+from tether.domain import image_tasks as image_task_model
 from tether.domain import keypairs as keypair_model
 from tether.domain import server_groups as server_group_model
 from tether.domain.orchestration import stacks as orchestration
@@ -25,6 +26,7 @@ application_credentials = Repository(tables.application_credentials, identity.Ap
 
 images = Repository(tables.images, image.Image, "id")
 image_members = Repository(tables.image_members, image.ImageMember, None)
+image_tasks = Repository(tables.image_tasks, image_task_model.ImageTask, "id")
 metadef_namespaces = Repository(tables.metadef_namespaces, metadefs.MetadefNamespace, "namespace")
 
 networks = Repository(tables.networks, network.Network, "id")

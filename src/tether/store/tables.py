@@ -15,6 +15,7 @@ from sqlalchemy import (
 
 from tether.domain import aggregates as aggregate_model
 from tether.domain import baremetal, compute, flavor_access, identity, image, metadefs, network, quotas
+from tether.domain import image_tasks as image_task_model
 from tether.domain import keypairs as keypair_model
 from tether.domain import server_groups as server_group_model
 from tether.domain.orchestration import stacks as orchestration
@@ -60,6 +61,7 @@ metadef_namespaces = table_for(metadata, "metadef_namespaces", metadefs.MetadefN
                                primary_key=("namespace",), text=("description",))
 image_members = table_for(metadata, "image_members", image.ImageMember, primary_key=("image_id", "member_id"),
                           extra=(Index("ix_image_members_member", "member_id"),))
+image_tasks = table_for(metadata, "image_tasks", image_task_model.ImageTask, primary_key=("id",), text=("message",))
 
 # network
 networks = table_for(metadata, "networks", network.Network, primary_key=("id",),

@@ -8,7 +8,7 @@ from fastapi import Depends
 
 from tether.api import paths
 from tether.api.deps import caller
-from tether.api.image import actions, data, images, members, metadefs, schemas, tags
+from tether.api.image import actions, data, images, members, metadefs, schemas, tags, tasks
 from tether.services.context import RequestContext
 
 schemas_router = paths.router("image")
@@ -34,4 +34,5 @@ async def members_schema(ctx: RequestContext = Depends(caller)) -> dict[str, Any
     return schemas.members_schema()
 
 
-ROUTERS = (images.router, data.router, members.router, actions.router, tags.router, metadefs.router, schemas_router)
+ROUTERS = (images.router, data.router, members.router, actions.router, tags.router, metadefs.router, tasks.router,
+           schemas_router)

@@ -14,8 +14,9 @@ from fastapi import Depends, Request, Response
 from fastapi.responses import StreamingResponse
 from starlette.requests import ClientDisconnect
 
-from tether.api import jsonbody, openapi, paths
+from tether.api import openapi, paths
 from tether.api.deps import caller, cloud
+from tether.api.image.bodies import request_body
 from tether.domain.errors.image import (
     ImageBadRequest,
     ImageNotFound,
@@ -76,13 +77,7 @@ async def stage_image_data(image_id: str, request: Request, ctx: RequestContext 
                   openapi.obj({"method": openapi.obj({"name": openapi.STRING}, ["name"], closed=False)}, ["method"],
                     closed=False))))
 async def import_image(image_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> Response:
-    raw = await request.body()
-    if not raw:
-        raise ImageBadRequest(reason="Body expected in request.")
-    try:
-        body = jsonbody.loads(raw)
-    except ValueError as error:
-        raise ImageBadRequest(reason=f"Malformed JSON in request body: {error}") from None
+    body = await request_body(request)
     method = body.get("method") if isinstance(body, dict) else None
     if not isinstance(method, dict):
         raise ImageBadRequest(reason="Import request requires a 'method' field.")

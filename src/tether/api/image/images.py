@@ -8,10 +8,11 @@ from typing import Any
 from fastapi import Depends, Request, Response
 from fastapi.responses import JSONResponse
 
-from tether.api import jsonbody, openapi, paths
+from tether.api import openapi, paths
 from tether.api.deps import caller, cloud
 from tether.api.envelopes import error_body
 from tether.api.image import listing, patch, schemas
+from tether.api.image.bodies import request_body
 from tether.api.image.views import IMAGES_SCHEMA, image_href, image_view
 from tether.domain import image as rules
 from tether.domain.errors.image import ImageBadRequest, ImageForbidden, ImageNotFound, PolicyForbidden
@@ -51,14 +52,6 @@ def _images(request: Request) -> ImageService:
     return cloud(request).image
 
 
-async def _body(request: Request) -> Any:
-    raw = await request.body()
-    if not raw:
-        raise ImageBadRequest(reason="Body expected in request.")
-    try:
-        return jsonbody.loads(raw)
-    except ValueError as error:  # JSONDecodeError and UnicodeDecodeError among them
-        raise ImageBadRequest(reason=f"Malformed JSON in request body: {error}") from None
 
 
 @router.get("/images", openapi_extra=LIST_QUERY)
@@ -97,7 +90,7 @@ async def no_image_id(ctx: RequestContext = Depends(caller)) -> Response:
 
 @router.post("/images", status_code=201, openapi_extra=openapi.extra(openapi.json_body(_create_schema())))
 async def create_image(request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
-    body = await _body(request)
+    body = await request_body(request)
     if not isinstance(body, dict):
         raise ImageBadRequest(reason="Provided object does not match schema 'image': "
                                      f"{body!r} is not of type 'object'")
@@ -124,7 +117,7 @@ async def update_image(image_id: str, request: Request, ctx: RequestContext = De
         allowed = ", ".join(sorted(patch.MEDIA_TYPES))
         return JSONResponse(error_body("image", 415, f"Image PATCH expects Content-Type one of: {allowed}"),
                             status_code=415, headers={"Accept-Patch": allowed})
-    changes = patch.parse(await _body(request), media_type)
+    changes = patch.parse(await request_body(request), media_type)
     service = _images(request)
     image = await service.get_image(ctx, image_id)
     if not ctx.can_write or not rules.is_mutable(image, project_id=ctx.project_id, is_admin=ctx.is_admin):

@@ -73,7 +73,7 @@ def parse_query(params: list[tuple[str, str]]) -> ImageQuery:
             continue
         _filter(query, name, value)
     query.sorts = _sorts(params)
-    query.limit = min(_limit(last.get("limit")), MAX_LIMIT)
+    query.limit = min(limit_param(last.get("limit")), MAX_LIMIT)
     query.marker = last.get("marker")
     return query
 
@@ -210,7 +210,8 @@ def _sorts(params: list[tuple[str, str]]) -> list[paging.SortKey]:
     return order
 
 
-def _limit(text: str | None) -> int:
+def limit_param(text: str | None) -> int:
+    """glance's ``limit`` query parameter: a whole number, at least 0, 25 when absent."""
     if text is None:
         return DEFAULT_LIMIT
     try:

@@ -6,8 +6,9 @@ from typing import Any
 
 from fastapi import Depends, Request, Response
 
-from tether.api import jsonbody, openapi, paths
+from tether.api import openapi, paths
 from tether.api.deps import caller, cloud
+from tether.api.image.bodies import request_body
 from tether.api.image.views import MEMBERS_SCHEMA, member_view
 from tether.domain.errors.image import ImageBadRequest
 from tether.services.context import RequestContext
@@ -21,13 +22,7 @@ def _members(request: Request) -> ImageMembers:
 
 
 async def _body(request: Request, key: str, example: str) -> Any:
-    raw = await request.body()
-    if not raw:
-        raise ImageBadRequest(reason="Body expected in request.")
-    try:
-        body = jsonbody.loads(raw)
-    except ValueError as error:
-        raise ImageBadRequest(reason=f"Malformed JSON in request body: {error}") from None
+    body = await request_body(request)
     if not isinstance(body, dict):
         raise ImageBadRequest(reason=f'Expected a {key} in the form: {{"{key}": "{example}"}}')
     if key not in body:

@@ -7,8 +7,9 @@ from typing import Any
 from fastapi import Depends, Request, Response
 from fastapi.responses import JSONResponse
 
-from tether.api import jsonbody, openapi, paths
+from tether.api import openapi, paths
 from tether.api.deps import caller, cloud
+from tether.api.image.bodies import request_body
 from tether.api.image.views import isotime
 from tether.domain import metadefs as rules
 from tether.domain.errors.image import ImageBadRequest, MetadefNotFound
@@ -28,13 +29,7 @@ def _catalog(request: Request) -> MetadefCatalog:
 
 
 async def _body(request: Request) -> Any:
-    raw = await request.body()
-    if not raw:
-        raise ImageBadRequest(reason="Body expected in request.")
-    try:
-        body = jsonbody.loads(raw)
-    except ValueError as error:
-        raise ImageBadRequest(reason=f"Malformed JSON in request body: {error}") from None
+    body = await request_body(request)
     if not isinstance(body, dict):
         raise ImageBadRequest(reason=f"Provided object does not match schema: {body!r} is not of type 'object'")
     return body

@@ -11,12 +11,13 @@ from tether.services.image.data import ImageDataTransfer
 from tether.services.image.members import ImageMembers
 from tether.services.image.metadefs import MetadefCatalog
 from tether.services.image.records import ImageRecords
+from tether.services.image.tasks import ImageTasks
 from tether.store.database import Store
 
 
 class ImageService:
-    """``ImageService(store, runtime, rng, files)``: records, data, members, (de)activation and the
-    metadata definitions catalog.
+    """``ImageService(store, runtime, rng, files)``: records, data, members, (de)activation, the
+    metadata definitions catalog and tasks.
 
     ``create_image``, ``get_image``, ``list_images``, ``update_image`` and
     ``delete_image`` are the records' own, as other services call them.
@@ -30,6 +31,7 @@ class ImageService:
         self.members = ImageMembers(store, runtime)
         self.activation = ImageActivation(store, runtime)
         self.metadefs = MetadefCatalog(store, runtime)
+        self.tasks = ImageTasks(store, runtime, rng)
         self.create_image = self.records.create_image
         self.get_image = self.records.get_image
         self.list_images = self.records.list_images

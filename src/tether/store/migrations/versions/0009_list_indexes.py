@@ -1,7 +1,7 @@
 """Indexes for lists paged in the database and for the lookups services and reconcilers make.
 
 Revision ID: 0009_list_indexes
-Revises: 0008_compute_actions
+Revises: 0009_image_tasks
 Create Date: 2026-12-02
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from alembic import op
 
 revision = "0009_list_indexes"
-down_revision = "0008_compute_actions"
+down_revision = "0009_image_tasks"
 branch_labels = None
 depends_on = None
 
