@@ -99,7 +99,7 @@ def mac(prefix: str, index: int) -> str:
     return f"{prefix}:{(index >> 16) & 255:02x}:{(index >> 8) & 255:02x}:{index & 255:02x}"
 
 
-async def _seed(url: str, size: Size) -> Seeded:
+async def seed_store(url: str, size: Size) -> Seeded:
     database = Database(url)
     try:
         async with database.begin() as conn:
@@ -174,13 +174,13 @@ async def _seed(url: str, size: Size) -> Seeded:
         server=servers[len(servers) // 2], server_name=f"bench-server-{len(servers) * 2 // 3:06d}")
 
 
-def launch(data: Path, limit: float) -> LiveCloud:
-    """`tether serve` on a seeded store, waiting up to ``limit`` seconds for its first answer (tests.live's
-    start gives up sooner: its stores are small)."""
+def launch(data: Path, limit: float, *extra: str) -> LiveCloud:
+    """`tether serve` on a seeded store (``extra``: more of its options), waiting up to ``limit`` seconds for
+    its first answer (tests.live's start gives up sooner: its stores are small)."""
     port = free_port()
     log = data / "serve.log"
     args = [sys.executable, "-m", "tether.cli", "serve", "--port", str(port), "--data-dir", str(data),
-            "--deploy-seconds", "0", "--clean-seconds", "0"]
+            "--deploy-seconds", "0", "--clean-seconds", "0", *extra]
     process = subprocess.Popen(args, stdout=log.open("ab"), stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + limit
@@ -302,7 +302,7 @@ def run_size(size: Size, count: int, budget: float, directory: Path) -> Result:
     first = start(data, deploy_seconds=0.0, clean_seconds=0.0)
     first.stop()
     began = time.monotonic()
-    seeded = asyncio.run(_seed(DataDir(data).database_url, size))
+    seeded = asyncio.run(seed_store(DataDir(data).database_url, size))
     seed_seconds = time.monotonic() - began
     began = time.monotonic()
     cloud = launch(data, limit=900)
