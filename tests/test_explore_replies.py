@@ -24,9 +24,11 @@ from tether.domain.network import Port
 from tether.emulation import Emulation, emulate
 from tether.services.compute import network_info
 from tether.services.compute.attach import Attach
+from tether.services.compute.recovery import Recovery
 from tether.sim.explore import ExploreOptions, Trace, explore, replay
 from tether.sim.scenarios.library import SCENARIOS
 from tether.sim.scenarios.runner import run_scenario
+from tether.store import repos
 
 
 def _instance(uuid: str = "s-1", **fields: object) -> Instance:
@@ -172,3 +174,45 @@ async def test_the_scenario_run_turns_red_on_it_too(attach_that_answers_200_for_
     result = await run_scenario(SCENARIOS["port-deleted-during-attach"])
     assert not result.passed
     assert [v.resources["operation"] for v in result.inconsistent_replies] == ["attach"]
+
+
+@pytest.fixture
+def recovery_that_forgets_every_interface(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The planted mistake: a restart treats every cached interface as stale, and detaches it cleanly.
+
+    What it leaves is clean (nothing plugged, nothing bound, nothing cached), so only the replies
+    given before the crash can tell that users were told of interfaces that recovery then took away.
+    """
+    async def forget_every_interface(self: Recovery) -> None:
+        async with self.store.begin() as conn:
+            live = await repos.instances.find(conn, deleted=False)
+        for instance in live:
+            async with self.rt.locks.hold("instance", instance.uuid):
+                async with self.store.begin() as conn:
+                    cached = [entry.port_id for entry in await network_info.cached_vifs(conn, instance.uuid)]
+                for port_id in cached:
+                    await self.plugging.unplug(instance, port_id)
+                    port = await self.sync.network.find_port(port_id)
+                    if port is not None and port.device_id == instance.uuid:
+                        await self.sync.ownership.hand_back(port)
+                    async with self.store.begin() as conn:
+                        await network_info.drop_vif(conn, instance.uuid, port_id)
+
+    monkeypatch.setattr(Recovery, "_resync_all", forget_every_interface)
+
+
+async def test_a_correct_recovery_keeps_what_the_replies_before_the_crash_promised() -> None:
+    report = await explore(SCENARIOS["interface-attach-detach-port-delete"], ExploreOptions(crashes=True))
+    assert report.crash_states > 0 and not report.violations, sorted(report.violations)
+
+
+async def test_the_explorer_judges_the_replies_given_before_a_crash_after_recovery(
+        recovery_that_forgets_every_interface: None) -> None:
+    scenario = SCENARIOS["interface-attach-detach-port-delete"]
+    report = await explore(scenario, ExploreOptions(crashes=True))
+    # every invariant holds after this recovery; only a promise made before the crash is broken
+    assert set(report.violations) == {rp.INVARIANT}, sorted(report.violations)
+    finding = report.violations[rp.INVARIANT]
+    assert "attach" in finding.evidence and "crash" in finding.trace
+    replayed = await replay(scenario, Trace.parse(finding.trace))
+    assert (rp.INVARIANT, finding.evidence) in replayed.violations

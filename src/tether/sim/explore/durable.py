@@ -15,6 +15,7 @@ from functools import cache
 from typing import Any
 
 from tether.cloud import World
+from tether.domain.replies import Event
 from tether.sim.explore.recording import RANDOM_COLUMNS, REQUEST_ID, RecordingHardware, RecordingHypervisor
 from tether.store.database import Database
 
@@ -34,6 +35,8 @@ class DurableState:
     now: float
     # What users had asked to delete by then: a crash loses none of the requests they made.
     requested: frozenset[str] = frozenset()
+    # What users had been told by then: recovery must keep each promise a reply made before the crash.
+    history: tuple[Event, ...] = ()
 
 
 def capture(world: World, now: float) -> DurableState:

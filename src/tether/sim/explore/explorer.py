@@ -40,6 +40,7 @@ from tether.sim.explore.schedule import (
     CRASH,
     OUT_OF_TIME,
     STOP,
+    CrashKey,
     Decide,
     ExploredRun,
     Played,
@@ -90,7 +91,7 @@ class _Session:
     async def __aexit__(self, *exc: object) -> None:
         await self.database.dispose()
 
-    def run(self, decide: Decide, crash_states: set[tuple[str, float, frozenset[str]]] | None = None,
+    def run(self, decide: Decide, crash_states: set[CrashKey] | None = None,
             seen_states: int = 0, known: Callable[[int], Footprint | None] | None = None,
             deadline: float | None = None) -> ExploredRun:
         assert self.seeded is not None
@@ -114,7 +115,7 @@ async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
                                                  state_caching=options.state_caching)
     else:
         search = RandomWalk(runs=options.runs, seed=options.seed, max_switches=options.max_switches)
-    crash_states: set[tuple[str, float, frozenset[str]]] | None = set() if options.crashes else None
+    crash_states: set[CrashKey] | None = set() if options.crashes else None
     async with _Session(scenario, bugs, allow_mended=options.allow_mended) as session:
         # the budget is the search's: seeding the cloud once takes what it takes
         deadline = None if options.max_seconds is None else time.perf_counter() + options.max_seconds
@@ -124,7 +125,7 @@ async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
 
 
 async def _search(session: _Session, search: DepthFirst | RandomWalk, report: Exploration, options: ExploreOptions,
-                  crash_states: set[tuple[str, float, frozenset[str]]] | None, deadline: float | None) -> None:
+                  crash_states: set[CrashKey] | None, deadline: float | None) -> None:
     def out_of_time() -> bool:
         return deadline is not None and time.perf_counter() >= deadline
 

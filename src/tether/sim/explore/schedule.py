@@ -41,6 +41,8 @@ from tether.sim.scheduler import Actor, Deadlock, FifoStrategy, Scheduler, Step,
 from tether.store.database import Database
 
 CRASH = "!crash"  # a decision: the control plane dies here
+# A state a crash leaves, told apart: logical digest, time, deletes requested, replies given (``replies_key``).
+CrashKey = tuple[str, float, frozenset[str], tuple[object, ...]]
 STOP = "!stop"  # a decision: nothing new lies beyond this point
 OUT_OF_TIME = "!out-of-time"  # how a schedule ends when the exploration's time budget runs out in it
 STEP_LIMIT = 2000  # a schedule this long is going round in circles
@@ -266,7 +268,7 @@ class CrashPoint:
 
 class ExploredRun(_FromSeeded):
     def __init__(self, seeded: SeededCloud, database: Database, recorder: Recorder, decide: Decide,
-                 crash_states: set[tuple[str, float, frozenset[str]]] | None = None, seen_states: int = 0,
+                 crash_states: set[CrashKey] | None = None, seen_states: int = 0,
                  known: Callable[[int], Footprint | None] | None = None, *, allow_mended: bool = False,
                  deadline: float | None = None) -> None:
         """With ``crash_states``, capture every state a crash could leave that is not in it yet.
@@ -295,14 +297,18 @@ class ExploredRun(_FromSeeded):
         if index > 0 and not moves[-1].footprint.durable and epoch == self._last_epoch_captured:
             return  # nothing a crash keeps has changed since the last capture
         self._last_epoch_captured = epoch
-        key = (self._logical_digest(), self.clock.now(), self._requested())
+        assert self.env is not None
+        # Two schedules that leave one store but told the users different things are judged apart.
+        key = (self._logical_digest(), self.clock.now(), self._requested(), replies_key(self.env.history))
         if key in self.crash_states:
             return
         self.crash_states.add(key)
         self.crash_points.append(CrashPoint(index, self._where(), self._capture()))
 
     def _capture(self) -> DurableState:
-        return replace(capture(self.world, self.clock.now()), requested=self._requested())
+        assert self.env is not None
+        return replace(capture(self.world, self.clock.now()), requested=self._requested(),
+                       history=tuple(self.env.history))
 
     def _requested(self) -> frozenset[str]:
         """The deletes users asked for that the invariants judge by: of what users made, no more.
@@ -404,7 +410,11 @@ class RecoveryRun(_FromSeeded):
                  crashed_at: str, *, allow_mended: bool = False) -> None:
         super().__init__(seeded, database, recorder, state, FifoStrategy(), allow_mended=allow_mended)
         self.crashed_at = crashed_at
+        self.state = state
 
     async def recover(self) -> ScenarioResult:
+        assert self.env is not None
+        # The replies given before the crash are judged against what recovery leaves.
+        self.env.history = list(self.state.history)
         await self._restart()
         return await self.judge(expectations=False)
