@@ -53,7 +53,8 @@ MODULES: dict[str, Oracle] = {
     # rule 4: the lock interface and its order
     "runtime/locks.py": Oracle(("tests/test_lock_order.py", "tests/test_scheduler.py"), "not turns_the"),
     # the invariants, and the replies judged against the states
-    "domain/invariants.py": Oracle(("tests/test_user_resources_kept.py", "tests/test_explore_replies.py"),
+    "domain/invariants.py": Oracle(("tests/test_invariants.py", "tests/test_user_resources_kept.py",
+                                    "tests/test_explore_replies.py"),
                                    "not explorer and not scenario and not correct_build and not the_user_deletes"),
     "domain/replies.py": Oracle(("tests/test_explore_replies.py",),
                                 "not explorer and not scenario and not correct_build"),
