@@ -72,6 +72,11 @@ def device(instance: str, port_id: str) -> GuestInterface:
     return GuestInterface("hv-1", instance, "tap" + port_id[:11], MAC, port_id)
 
 
+def fresh(text: str) -> str:
+    """An equal string that is another object, as one read from a database is (``is`` would tell them apart)."""
+    return "".join(list(text))
+
+
 def found(violations: list[Violation]) -> list[tuple[str, dict[str, str]]]:
     return [(v.invariant, v.resources) for v in violations]
 
@@ -478,3 +483,31 @@ def test_a_violation_as_a_dict_puts_its_resources_between_its_name_and_evidence(
     violation = Violation("stale-vif", {"node": "n", "vif": "v"}, "why")
     assert violation.as_dict() == {"invariant": "stale-vif", "node": "n", "vif": "v", "evidence": "why"}
     assert list(violation.as_dict()) == ["invariant", "node", "vif", "evidence"]
+
+
+# -- values as a database gives them, and the loops that must go on past a case they skip --------
+
+
+def test_values_read_from_a_store_compare_by_value_not_by_identity() -> None:
+    made = port(created_by=fresh(CREATED_BY_ORCHESTRATION), created_for="stack-1/p")
+    assert len(inv.orphan_port(Snapshot(now=0.0, ports=[made]))) == 1
+    kept = port(mac="52:54:00:00:00:01")
+    vif = fresh("port-1")
+    assert inv.mac_conflict(Snapshot(now=0.0, ports=[kept], node_ports=[nic(vif)])) == []
+    unplugged = server(vm_state=fresh(vm.ACTIVE))
+    assert len(inv.zombie_interface(Snapshot(now=0.0, **plugged_vm(instances=[unplugged], guest_devices=[])))) == 1
+    together = grouped(fresh(AFFINITY), ["a", "b"])
+    assert len(inv.server_group_policy(together)) == 1
+
+
+def test_anti_affinity_with_room_to_spare_is_no_violation() -> None:
+    assert inv.server_group_policy(grouped(ANTI_AFFINITY, ["a", "b"], {"max_server_per_host": 2})) == []
+
+
+def test_a_skipped_vif_or_node_does_not_end_the_search() -> None:
+    standalone_first = Snapshot(now=0.0, nodes=[node(instance="someone-elses"), node("node-2")],
+                                ports=[port()], node_ports=[nic("port-1"), nic("gone", "node-2", uuid="nic-2")])
+    assert found(inv.stale_vif(standalone_first)) == [("stale-vif", {"node": "node-2", "vif": "gone", "nic": "nic-2"})]
+    unassociated_first = Snapshot(now=0.0, instances=[bare_metal(deleted=True)],
+                                  nodes=[node("node-0"), node(instance="bm-1")])
+    assert found(inv.association(unassociated_first)) == [("association", {"node": "node-1", "instance": "bm-1"})]
