@@ -146,6 +146,17 @@ chassis = table_for(metadata, "chassis", baremetal.Chassis, primary_key=("uuid",
 allocations = table_for(metadata, "allocations", baremetal.Allocation, primary_key=("uuid",), text=("last_error",),
                         extra=(UniqueConstraint("name", name="uq_allocations_name"),
                                Index("ix_allocations_node", "node_uuid")))
+volume_connectors = table_for(
+    metadata, "volume_connectors", baremetal.VolumeConnector, primary_key=("uuid",),
+    extra=(UniqueConstraint("type", "connector_id", name="uq_volume_connectors_type_id"),
+           Index("ix_volume_connectors_node", "node_uuid")))
+volume_targets = table_for(
+    metadata, "volume_targets", baremetal.VolumeTarget, primary_key=("uuid",),
+    extra=(UniqueConstraint("node_uuid", "boot_index", name="uq_volume_targets_node_boot_index"),))
+deploy_templates = table_for(metadata, "deploy_templates", baremetal.DeployTemplate, primary_key=("uuid",),
+                             extra=(UniqueConstraint("name", name="uq_deploy_templates_name"),))
+runbooks = table_for(metadata, "runbooks", baremetal.Runbook, primary_key=("uuid",),
+                     extra=(UniqueConstraint("name", name="uq_runbooks_name"),))
 
 # compute
 flavors = table_for(metadata, "flavors", compute.Flavor, primary_key=("id",),
