@@ -19,6 +19,7 @@ from tether.api.baremetal import (
     states,
     traits,
     vifs,
+    volumes,
 )
 from tether.api.baremetal.legacy_paths import LegacyPaths
 
@@ -26,4 +27,4 @@ __all__ = ["ROUTERS", "LegacyPaths"]
 
 # management first: its /nodes/validate must come before nodes' /nodes/{ident}.
 ROUTERS = tuple(module.router for module in (management, nodes, states, traits, vifs, allocations, ports, portgroups,
-                                             chassis, drivers))
+                                             chassis, drivers, volumes))

@@ -307,6 +307,8 @@ class Nodes:
                 await repos.node_ports.delete_where(conn, node_uuid=node.uuid)
                 await repos.portgroups.delete_where(conn, node_uuid=node.uuid)
                 await repos.allocations.delete_where(conn, node_uuid=node.uuid)
+                await repos.volume_connectors.delete_where(conn, node_uuid=node.uuid)
+                await repos.volume_targets.delete_where(conn, node_uuid=node.uuid)
                 await repos.nodes.delete(conn, node.uuid)
             # Any job still waiting on the node finds it gone (rule 3) and ends.
             self.jobs.retire(node.uuid)

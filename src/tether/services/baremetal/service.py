@@ -29,6 +29,7 @@ from tether.services.baremetal.teardown import Teardown
 from tether.services.baremetal.traits import NodeTraits
 from tether.services.baremetal.transitions import Transitions, node_key
 from tether.services.baremetal.vifs import Vifs
+from tether.services.baremetal.volumes import Volumes
 from tether.store.database import Store
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ class BaremetalService:
         traits = NodeTraits(store, runtime, lookup, lock)
         management = Management(store, runtime, hardware=hardware, lookup=lookup, lock=lock)
         allocations = Allocations(store, runtime, rng, lookup=lookup, lock=lock)
+        volumes = Volumes(store, runtime, rng, lock=lock)
 
         # what the other services and the harness use
         self.find_node = lookup.find
@@ -122,6 +124,17 @@ class BaremetalService:
         self.create_allocation = allocations.create_allocation
         self.update_allocation = allocations.update_allocation
         self.delete_allocation = allocations.delete_allocation
+        # volume connectors and targets
+        self.create_volume_connector = volumes.create_connector
+        self.get_volume_connector = volumes.get_connector
+        self.list_volume_connectors = volumes.list_connectors
+        self.update_volume_connector = volumes.update_connector
+        self.delete_volume_connector = volumes.delete_connector
+        self.create_volume_target = volumes.create_target
+        self.get_volume_target = volumes.get_target
+        self.list_volume_targets = volumes.list_targets
+        self.update_volume_target = volumes.update_target
+        self.delete_volume_target = volumes.delete_target
         # VIFs
         self.vif_list = vifs.vif_list
         self.vif_attach = vifs.vif_attach
