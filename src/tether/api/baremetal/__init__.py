@@ -17,6 +17,7 @@ from tether.api.baremetal import (
     portgroups,
     ports,
     states,
+    step_sets,
     traits,
     vifs,
     volumes,
@@ -27,4 +28,4 @@ __all__ = ["ROUTERS", "LegacyPaths"]
 
 # management first: its /nodes/validate must come before nodes' /nodes/{ident}.
 ROUTERS = tuple(module.router for module in (management, nodes, states, traits, vifs, allocations, ports, portgroups,
-                                             chassis, drivers, volumes))
+                                             chassis, drivers, volumes, step_sets))

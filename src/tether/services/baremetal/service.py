@@ -24,6 +24,7 @@ from tether.services.baremetal.nics import Nics
 from tether.services.baremetal.node_lock import NodeLock
 from tether.services.baremetal.nodes import Nodes
 from tether.services.baremetal.provisioning import Provisioning
+from tether.services.baremetal.step_sets import DEPLOY_TEMPLATES, RUNBOOKS, StepSets
 from tether.services.baremetal.steps import BaremetalSteps
 from tether.services.baremetal.teardown import Teardown
 from tether.services.baremetal.traits import NodeTraits
@@ -78,6 +79,9 @@ class BaremetalService:
         management = Management(store, runtime, hardware=hardware, lookup=lookup, lock=lock)
         allocations = Allocations(store, runtime, rng, lookup=lookup, lock=lock)
         volumes = Volumes(store, runtime, rng, lock=lock)
+        # deploy templates and runbooks: their own operations (get, list, create, update, delete)
+        self.deploy_templates = StepSets(store, runtime, rng, DEPLOY_TEMPLATES)
+        self.runbooks = StepSets(store, runtime, rng, RUNBOOKS)
 
         # what the other services and the harness use
         self.find_node = lookup.find
