@@ -211,7 +211,8 @@ def portgroup_values(portgroup: Portgroup) -> dict[str, Any]:
         "uuid": portgroup.uuid, "address": portgroup.address, "name": portgroup.name,
         "node_uuid": portgroup.node_uuid, "standalone_ports_supported": portgroup.standalone_ports_supported,
         "internal_info": portgroup.internal_info, "extra": portgroup.extra, "mode": portgroup.mode,
-        "properties": {}, "physical_network": None, "category": None, "dynamic_portgroup": False,
+        "properties": portgroup.properties, "physical_network": portgroup.physical_network,
+        "category": portgroup.category, "dynamic_portgroup": False,
         "created_at": iso(portgroup.created_at), "updated_at": iso(portgroup.updated_at),
     }
 

@@ -104,11 +104,13 @@ class BaremetalService:
         self.create_portgroup = nics.create_portgroup
         self.get_portgroup = nics.get_portgroup
         self.list_portgroups = nics.list_portgroups
+        self.update_portgroup = nics.update_portgroup
         self.delete_portgroup = nics.delete_portgroup
         # chassis
         self.create_chassis = chassis.create_chassis
         self.get_chassis = chassis.get_chassis
         self.list_chassis = chassis.list_chassis
+        self.update_chassis = chassis.update_chassis
         self.delete_chassis = chassis.delete_chassis
         # traits
         self.list_traits = traits.list_traits
