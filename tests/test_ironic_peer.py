@@ -147,7 +147,8 @@ def assert_boot_options(port: dict[str, Any], dhcp_provider: str) -> None:
     """What ironic's PXE boot told DHCP for the port the node boots the ramdisk from: nothing without a provider."""
     names = {option["opt_name"] for option in port.get("extra_dhcp_opts") or []}
     if dhcp_provider == "neutron":
-        assert {"bootfile-name", "tftp-server"} <= names, port
+        # ironic names them by their DHCP option codes: 66 (TFTP server), 67 (boot file name)
+        assert {"66", "67"} <= names, port
     else:
         assert not names, port
 
@@ -250,7 +251,9 @@ def test_a_real_ironic_cleans_deploys_and_undeploys_through_tethers_ports(
     ironic.call("POST", f"/v1/nodes/{node}/vifs", 204, json={"id": vif.id})
     ironic.provision(node, "active", "wait call-back")
     if network_interface == "neutron":
-        assert_attached(tether_port(tether, vif.id), node, mac)
+        # ironic's neutron interface unbinds the tenant's ports (and gives their MACs back) before it puts the
+        # node on the provisioning network, so that no NIC is on both (unconfigure_tenant_networks)
+        assert_released(tether_port(tether, vif.id), mac)
         [provisioning] = ports_of(tether, node, cleaning_network)  # the provisioning network is the cleaning one
         assert_on_the_switch(provisioning, node, mac, network_interface=network_interface)
         assert_boot_options(provisioning, dhcp_provider)
