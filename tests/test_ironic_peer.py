@@ -38,12 +38,6 @@ from tests.peers.ironic import Ironic, ServiceUser, create_schema, ironic_venv, 
 PHYSNET = "physnet1"
 SWITCH = {"switch_id": "0a:1b:2c:3d:4e:5f", "port_id": "Eth9/1", "switch_info": "tor-9"}
 IMAGE = b"not really cirros"
-# Where the variants that need more of neutron stop on a branch without it (issue 14, item 1).
-NEEDS_NEUTRON_WORK = {
-    ("flat", "neutron"): "dhcp_provider=neutron sets PXE options with extra_dhcp_opts",
-    ("neutron", "none"): "the neutron interface waits for a bound bare-metal port to go ACTIVE",
-    ("neutron", "neutron"): "extra_dhcp_opts, and bound bare-metal ports going ACTIVE",
-}
 
 
 @pytest.fixture(scope="module")
@@ -200,9 +194,6 @@ def test_a_real_ironic_cleans_deploys_and_undeploys_through_tethers_ports(
         request: pytest.FixtureRequest, ironic: Ironic, tether: LiveCloud, service_user: ServiceUser,
         cleaning_network: str, agent_image: dict[str, str], network_interface: str) -> None:
     dhcp_provider = ironic.dhcp_provider
-    reason = NEEDS_NEUTRON_WORK.get((network_interface, dhcp_provider))
-    if reason is not None:
-        request.node.add_marker(pytest.mark.xfail(reason=reason, strict=False))
     admin = tether.connect("tether")
     ironic_user = admin.identity.find_user(service_user.name).id
     private = admin.network.find_network("private").id

@@ -61,6 +61,8 @@ class Node:
     console_enabled: bool = False
     # The allocation that picked this node (ironic's allocation_id), if any.
     allocation_uuid: str | None = None
+    # The RAID layout the operator asked for (PUT .../states/raid); fake-hardware builds none.
+    target_raid_config: dict[str, Any] = field(default_factory=dict)
 
     @property
     def is_free(self) -> bool:

@@ -13,9 +13,11 @@ from tether.api.baremetal import (
     chassis,
     drivers,
     management,
+    node_hardware,
     nodes,
     portgroups,
     ports,
+    ramdisk,
     states,
     step_sets,
     traits,
@@ -28,4 +30,5 @@ __all__ = ["ROUTERS", "LegacyPaths"]
 
 # management first: its /nodes/validate must come before nodes' /nodes/{ident}.
 ROUTERS = tuple(module.router for module in (management, nodes, states, traits, vifs, allocations, ports, portgroups,
-                                             chassis, drivers, volumes, step_sets))
+                                             chassis, drivers, volumes, step_sets,
+                                             node_hardware, ramdisk))

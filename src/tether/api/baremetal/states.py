@@ -13,7 +13,7 @@ from fastapi import Request, Response
 from tether.api import openapi, paths
 from tether.api.baremetal import errors, params, views
 from tether.api.baremetal.nodes import find_node, service
-from tether.api.deps import json_object
+from tether.api.deps import json_body, json_object
 from tether.api.versions import Microversion
 from tether.domain.baremetal import Node
 from tether.domain.baremetal_states import CLEANING, CLEANWAIT, DEPLOYWAIT, PROVISION_STATES, VERBS
@@ -44,6 +44,7 @@ _PROVISION_DOC = openapi.extra(openapi.json_body(openapi.obj({
     "deploy_steps": {"type": "array"}, "service_steps": {"type": "array"}, "rescue_password": openapi.STRING,
     "disable_ramdisk": {"type": "boolean"}, "runbook": openapi.STRING,
 }, ["target"])))
+_RAID_DOC = openapi.extra(openapi.json_body({"type": "object"}))
 _POWER_DOC = openapi.extra(openapi.json_body(openapi.obj({
     "target": {"type": "string", "enum": list(POWER_TARGETS)}, "timeout": {"type": "integer"}}, ["target"])))
 
@@ -184,6 +185,22 @@ async def set_provision_state(ident: str, request: Request,
         _check_clean_steps(clean_steps)
     await service(request).set_provision_state(ctx, node.uuid, target)
     return Response(status_code=202, headers=_states_location(request, ident))
+
+
+@router.put("/nodes/{ident}/states/raid", status_code=204, openapi_extra=_RAID_DOC)
+async def set_raid_config(ident: str, request: Request, ctx: params.admin("baremetal:node:set_raid_state"),
+                          version: params.Version) -> Response:
+    body = await json_body(request)
+    if not isinstance(body, dict):
+        raise be.InvalidParameterValue(err=f"Expected types dict for target_raid_config: {body}")
+    node = await find_node(request, ctx, ident, version)
+    params.require(version, 12)
+    try:
+        await service(request).set_target_raid_config(ctx, node.uuid, body)
+    except be.UnsupportedDriverExtension as error:
+        # ironic: 404, "because RAID is a standard interface and all drivers might not have it"
+        raise be.NotFound(error.message) from None
+    return Response(status_code=204)
 
 
 @router.put("/nodes/{ident}/states/power", status_code=202, openapi_extra=_POWER_DOC)

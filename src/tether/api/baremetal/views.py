@@ -111,7 +111,7 @@ def node_values(node: Node, conductor: str) -> dict[str, Any]:
         "driver_internal_info": {}, "extra": node.extra, "properties": node.properties,
         "console_enabled": node.console_enabled, "chassis_uuid": node.chassis_uuid, "inspection_started_at": None,
         "inspection_finished_at": None, "clean_step": {}, "deploy_step": {}, "service_step": {},
-        "raid_config": {}, "target_raid_config": {},
+        "raid_config": {}, "target_raid_config": node.target_raid_config,
         **{name: getattr(node, name) for name in INTERFACE_FIELDS}, "resource_class": node.resource_class,
         "traits": list(node.traits), "fault": None, "conductor_group": "", "automated_clean": None,
         "protected": node.protected, "protected_reason": node.protected_reason, "conductor": conductor,
@@ -163,7 +163,7 @@ def node_states(node: Node, version: Microversion) -> dict[str, Any]:
     if params.minor(version) < 2 and states["provision_state"] == AVAILABLE:
         states["provision_state"] = None
     if params.minor(version) >= 12:
-        states.update(raid_config={}, target_raid_config={})
+        states.update(raid_config={}, target_raid_config=node.target_raid_config)
     if params.minor(version) >= 75:
         states.update(boot_mode=None, secure_boot=None)
     return states

@@ -279,3 +279,7 @@ class RunbookAlreadyExists(Conflict):
 
 class RunbookDuplicateName(Conflict):
     template = "A runbook with name {name} already exists."
+
+
+class BIOSSettingNotFound(NotFound):
+    template = "Node {node} doesn't have a BIOS setting '{name}'"

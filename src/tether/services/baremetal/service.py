@@ -124,6 +124,7 @@ class BaremetalService:
         self.get_console = management.get_console
         self.set_console = management.set_console
         self.validate_node = management.validate
+        self.set_target_raid_config = management.set_target_raid_config
         # allocations
         self.list_allocations = allocations.list_allocations
         self.get_allocation = allocations.get_allocation

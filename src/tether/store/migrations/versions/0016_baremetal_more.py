@@ -1,5 +1,5 @@
 """Bare metal: volume connectors and targets, deploy templates, runbooks; a portgroup's properties,
-physical network and category.
+physical network and category; a node's target RAID configuration.
 
 Revision ID: 0016_baremetal_more
 Revises: 0014_identity_more
@@ -22,6 +22,10 @@ def _stamps() -> tuple[sa.Column, sa.Column]:
 
 
 def upgrade() -> None:
+    with op.batch_alter_table("nodes", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("target_raid_config", sa.JSON(), nullable=True))
+    nodes = sa.table("nodes", sa.column("target_raid_config", sa.JSON()))
+    op.execute(nodes.update().values(target_raid_config={}))
     with op.batch_alter_table("portgroups", schema=None) as batch_op:
         batch_op.add_column(sa.Column("properties", sa.JSON(), nullable=True))
         batch_op.add_column(sa.Column("physical_network", sa.String(length=255), nullable=True))
@@ -90,3 +94,5 @@ def downgrade() -> None:
         batch_op.drop_column("category")
         batch_op.drop_column("physical_network")
         batch_op.drop_column("properties")
+    with op.batch_alter_table("nodes", schema=None) as batch_op:
+        batch_op.drop_column("target_raid_config")
