@@ -63,6 +63,8 @@ class Node:
     allocation_uuid: str | None = None
     # The RAID layout the operator asked for (PUT .../states/raid); fake-hardware builds none.
     target_raid_config: dict[str, Any] = field(default_factory=dict)
+    # Which shard of the deployment the node belongs to: a label its clients filter nodes by.
+    shard: str | None = None
 
     @property
     def is_free(self) -> bool:

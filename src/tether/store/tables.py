@@ -134,7 +134,8 @@ nodes = table_for(metadata, "nodes", baremetal.Node, primary_key=("uuid",), text
                          Index("ix_nodes_created", "created_at", "uuid"),
                          Index("ix_nodes_provision_state", "provision_state"),
                          Index("ix_nodes_maintenance", "maintenance"),
-                         Index("ix_nodes_reservation", "reservation")))
+                         Index("ix_nodes_reservation", "reservation"),
+                         Index("ix_nodes_shard", "shard")))
 node_ports = table_for(metadata, "node_ports", baremetal.NodePort, primary_key=("uuid",),
                        extra=(UniqueConstraint("address", name="uq_node_ports_address"),
                               Index("ix_node_ports_node", "node_uuid"),

@@ -118,7 +118,7 @@ def node_values(node: Node, conductor: str) -> dict[str, Any]:
         "owner": node.owner, "lessee": node.lessee, "description": node.description,
         "allocation_uuid": node.allocation_uuid, "retired": node.retired, "retired_reason": node.retired_reason,
         "network_data": {},
-        "boot_mode": None, "secure_boot": None, "shard": None, "parent_node": None,
+        "boot_mode": None, "secure_boot": None, "shard": node.shard, "parent_node": None,
         "disable_power_off": False, "instance_name": None, "health": None,
     }
 

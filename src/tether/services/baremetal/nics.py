@@ -153,22 +153,26 @@ class Nics:
         node: str | None = None,
         address: str | None = None,
         portgroup: str | None = None,
+        shards: list[str] | None = None,
         query: ListQuery | None = None,
     ) -> list[NodePort]:
         """Every port the filters pick in creation order, or with ``query`` one page of them, paged in the
         database; its marker must be a port the filters keep (PortNotFound otherwise, as ironic answers)."""
         require_admin(ctx, "baremetal:port:list")
-        filters: dict[str, Any] = {}
+        filters: dict[str, list[Any]] = {}
         if address is not None:
-            filters["address"] = validation.mac_address(address)
+            filters["address"] = [validation.mac_address(address)]
         async with self.store.begin() as conn:
             if node is not None:
-                filters["node_uuid"] = (await get_node(conn, node)).uuid
+                filters["node_uuid"] = [(await get_node(conn, node)).uuid]
             if portgroup is not None:
-                filters["portgroup_uuid"] = (await self._get_portgroup(conn, portgroup)).uuid
+                filters["portgroup_uuid"] = [(await self._get_portgroup(conn, portgroup)).uuid]
+            if shards is not None:
+                # the ports of the nodes in those shards (ironic joins the node table)
+                filters["node_uuid"] = [found.uuid for found in await repos.nodes.find(conn, shard=shards)]
             if query is None:
                 return await repos.node_ports.find(conn, order_by=("created_at", "uuid"), **filters)
-            query = query._replace(filters={**query.filters, **{name: [value] for name, value in filters.items()}})
+            query = query._replace(filters={**query.filters, **filters})
             marker = None
             if query.marker is not None:
                 marker = await repos.node_ports.listed_marker(conn, query)

@@ -48,6 +48,7 @@ _WRITABLE = {
     "driver_info": {}, "resource_class": None, "maintenance": False, "chassis_uuid": None,
     "driver": HARDWARE_TYPE, **dict.fromkeys(INTERFACE_FIELDS), "description": None, "owner": None,
     "lessee": None, "protected": False, "protected_reason": None, "retired": False, "retired_reason": None,
+    "shard": None,
 }
 # ironic's NodePatchType.internal_attrs that Tether's nodes have.
 _INTERNAL = (
@@ -58,7 +59,8 @@ _INTERNAL = (
 # ironic's conductor: the states in which a node's interfaces (and an active node's resource class) may change.
 _INTERFACE_UPDATE_STATES = (ENROLL, MANAGEABLE, AVAILABLE)
 # Free text fields and their longest value.
-_TEXTS = {"description": 4096, "owner": 255, "lessee": 255, "protected_reason": 255, "retired_reason": 255}
+_TEXTS = {"description": 4096, "owner": 255, "lessee": 255, "protected_reason": 255, "retired_reason": 255,
+          "shard": 255}
 
 
 @dataclass(eq=False)
@@ -170,6 +172,13 @@ class Nodes:
                 if marker is None:
                     raise be.NodeNotFound(node=query.marker)
             return await repos.nodes.page(conn, query, marker=marker)
+
+    async def shards(self, ctx: RequestContext) -> list[tuple[str | None, int]]:
+        """Each shard (None for the nodes in none) with its number of nodes, the largest first."""
+        require_admin(ctx, "baremetal:shards:get")
+        async with self.store.begin() as conn:
+            counted = await repos.nodes.tally(conn, ("shard",))
+        return sorted(((shard, count) for shard, count in counted), key=lambda pair: pair[1], reverse=True)
 
     async def update_node(
         self, ctx: RequestContext, ident: str, patch: list[dict[str, Any]], *, reset_interfaces: bool = False

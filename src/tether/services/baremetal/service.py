@@ -91,6 +91,7 @@ class BaremetalService:
         self.get_node = nodes.get_node
         self.list_nodes = nodes.list_nodes
         self.page_nodes = nodes.page_nodes
+        self.shards = nodes.shards
         self.update_node = nodes.update_node
         self.delete_node = nodes.delete_node
         self.set_maintenance = nodes.set_maintenance

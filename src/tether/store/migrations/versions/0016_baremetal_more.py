@@ -1,5 +1,5 @@
 """Bare metal: volume connectors and targets, deploy templates, runbooks; a portgroup's properties,
-physical network and category; a node's target RAID configuration.
+physical network and category; a node's target RAID configuration and shard.
 
 Revision ID: 0016_baremetal_more
 Revises: 0014_identity_more
@@ -24,8 +24,10 @@ def _stamps() -> tuple[sa.Column, sa.Column]:
 def upgrade() -> None:
     with op.batch_alter_table("nodes", schema=None) as batch_op:
         batch_op.add_column(sa.Column("target_raid_config", sa.JSON(), nullable=True))
+        batch_op.add_column(sa.Column("shard", sa.String(length=255), nullable=True))
     nodes = sa.table("nodes", sa.column("target_raid_config", sa.JSON()))
     op.execute(nodes.update().values(target_raid_config={}))
+    op.create_index("ix_nodes_shard", "nodes", ["shard"], unique=False)
     with op.batch_alter_table("portgroups", schema=None) as batch_op:
         batch_op.add_column(sa.Column("properties", sa.JSON(), nullable=True))
         batch_op.add_column(sa.Column("physical_network", sa.String(length=255), nullable=True))
@@ -94,5 +96,7 @@ def downgrade() -> None:
         batch_op.drop_column("category")
         batch_op.drop_column("physical_network")
         batch_op.drop_column("properties")
+    op.drop_index("ix_nodes_shard", table_name="nodes")
     with op.batch_alter_table("nodes", schema=None) as batch_op:
+        batch_op.drop_column("shard")
         batch_op.drop_column("target_raid_config")
