@@ -15,7 +15,7 @@ from tether.api.baremetal.params import field
 from tether.api.deps import cloud, json_body, json_object
 from tether.api.versions import Microversion
 from tether.domain.baremetal import Node
-from tether.domain.baremetal_states import CLEANFAIL, DEPLOYFAIL, ERROR, PROVISION_STATES
+from tether.domain.baremetal_states import CLEANFAIL, DEPLOYFAIL, ERROR, INSPECTFAIL, PROVISION_STATES
 from tether.domain.errors import baremetal as be
 from tether.domain.listing import Contains, Present
 from tether.services.baremetal import BaremetalService
@@ -26,11 +26,11 @@ router = paths.router("baremetal")
 # Names ironic's NodesController keeps for itself (its sub-controllers and custom actions).
 RESERVED_NAMES = ("maintenance", "management", "states", "vendor_passthru", "detail", "validate")
 # ironic's provision states that Tether's nodes never reach: a valid filter that matches nothing.
-IRONIC_ONLY_STATES = ("verifying", "deploy hold", "deleted", "clean hold", "rebuild", "inspecting", "inspect failed",
-                      "inspect wait", "adopting", "adopt failed", "rescue", "rescue failed", "rescue wait", "rescuing",
-                      "unrescue failed", "unrescuing", "servicing", "service wait", "service failed", "service hold")
+IRONIC_ONLY_STATES = ("verifying", "deploy hold", "deleted", "clean hold", "rebuild", "inspect wait", "adopting",
+                      "adopt failed", "rescue", "rescue failed", "rescue wait", "rescuing", "unrescue failed",
+                      "unrescuing", "servicing", "service wait", "service failed", "service hold")
 # ironic's states.UPDATE_ALLOWED_STATES, as far as Tether has them.
-UPDATE_ALLOWED_STATES = (DEPLOYFAIL, CLEANFAIL, ERROR)
+UPDATE_ALLOWED_STATES = (DEPLOYFAIL, CLEANFAIL, INSPECTFAIL, ERROR)
 
 _STRING, _BOOLISH, _OBJECT = field("string", "null"), field("string", "boolean", "null"), field("object", "null")
 _INTERFACES = ("bios_interface", "boot_interface", "console_interface", "deploy_interface", "firmware_interface",
