@@ -242,5 +242,11 @@ def test_bios_firmware_virtual_media_and_heartbeat_answer_as_for_fake_hardware(a
     assert refused.status_code == 400 and fault(refused) == "Invalid or missing agent token received."
     tokenless = api("POST", f"/heartbeat/{node}", version="1.36", json={"callback_url": "http://192.0.2.1:9999"})
     assert fault(tokenless) == "Agent token is required for heartbeat processing."
+    by_body = api("POST", "/heartbeat", version="1.22", json={"node_ident": node, **beat})
+    assert by_body.status_code == 400 and fault(by_body) == "Invalid or missing agent token received."
+    too_new = api("POST", "/heartbeat", version="1.22", json={"node_ident": node, "agent_version": "10", **beat})
+    assert fault(too_new) == 'Field "agent_version" not recognised'
     empty_vif = api("DELETE", f"/nodes/{node}/vifs/", version="1.28")
     assert empty_vif.status_code == 400 and fault(empty_vif) == "Expected UUID or name for vif_id: "
+    no_vif = api("DELETE", f"/nodes/{node}/vifs", version="1.28")
+    assert no_vif.status_code == 400 and fault(no_vif) == "Missing mandatory parameter: vif_id"

@@ -7,6 +7,7 @@ refuses one with a token it did not issue.
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlparse
 
 from fastapi import Request, Response
@@ -16,7 +17,9 @@ from tether.api.baremetal import params
 from tether.api.baremetal.nodes import find_node
 from tether.api.baremetal.states import arguments
 from tether.api.deps import json_object
+from tether.api.versions import Microversion
 from tether.domain.errors import baremetal as be
+from tether.services.context import RequestContext
 
 router = paths.router("baremetal")
 
@@ -26,6 +29,9 @@ _FIELD_MINORS = {"callback_url": 22, "agent_token": 22, "agent_version": 36, "ag
 _AGENT_STATES = ("start", "end", "error")
 _DOC = openapi.extra(openapi.json_body(openapi.obj(
     {name: openapi.STRING for name in _FIELD_MINORS}, ["callback_url"])))
+_BODY_DOC = openapi.extra(openapi.json_body(openapi.obj(
+    {"node_ident": openapi.STRING, **{name: openapi.STRING for name in _FIELD_MINORS}},
+    ["node_ident", "callback_url"])))
 
 
 @router.post("/heartbeat/{ident}", status_code=202, openapi_extra=_DOC)
@@ -33,7 +39,26 @@ async def heartbeat(ident: str, request: Request, ctx: params.admin("baremetal:n
                     version: params.Version) -> Response:
     if params.minor(version) < 22:
         raise be.NotFound("The resource could not be found.")
+    return await _heartbeat(request, ctx, version, ident, await json_object(request))
+
+
+@router.post("/heartbeat", status_code=202, openapi_extra=_BODY_DOC)
+async def heartbeat_by_body(request: Request, ctx: params.admin("baremetal:node:ipa_heartbeat"),
+                            version: params.Version) -> Response:
+    """The node named in the body, as ironic's pecan controller also takes it."""
+    if params.minor(version) < 22:
+        raise be.NotFound("The resource could not be found.")
     body = await json_object(request)
+    ident = body.pop("node_ident", None)
+    if ident is None:
+        raise be.InvalidParameterValue(err="Missing mandatory parameter: node_ident")
+    if not isinstance(ident, str):
+        raise be.InvalidParameterValue(err=f"Expected UUID or name for node_ident: {ident}")
+    return await _heartbeat(request, ctx, version, ident, body)
+
+
+async def _heartbeat(request: Request, ctx: RequestContext, version: Microversion, ident: str,
+                     body: dict[str, Any]) -> Response:
     arguments(body, tuple(_FIELD_MINORS), "callback_url")
     if body.get("agent_version") and params.minor(version) < 36:
         raise be.InvalidParameterValue(err='Field "agent_version" not recognised')

@@ -59,7 +59,8 @@ async def attach_vif(ident: str, request: Request,
 
 @router.delete("/nodes/{ident}/vifs", status_code=204, include_in_schema=False)
 async def detach_no_vif(ident: str) -> Response:
-    raise be.NotFound("The resource could not be found.")  # ironic: a detach names its VIF
+    # ironic's args.validate: the detach's vif_id is a mandatory argument
+    raise be.InvalidParameterValue(err="Missing mandatory parameter: vif_id")
 
 
 @router.delete("/nodes/{ident}/vifs/", status_code=204, include_in_schema=False)
