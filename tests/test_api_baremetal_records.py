@@ -250,3 +250,45 @@ def test_bios_firmware_virtual_media_and_heartbeat_answer_as_for_fake_hardware(a
     assert empty_vif.status_code == 400 and fault(empty_vif) == "Expected UUID or name for vif_id: "
     no_vif = api("DELETE", f"/nodes/{node}/vifs", version="1.28")
     assert no_vif.status_code == 400 and fault(no_vif) == "Missing mandatory parameter: vif_id"
+
+
+def test_inspection_rules_are_validated_hidden_when_sensitive_and_patched(api: Api) -> None:
+    log = {"op": "log", "args": {"msg": "Node {node.uuid} is being inspected"}}
+    looped = {"op": "eq", "args": ["{inventory.system.product_name}", "{item}"], "loop": ["a", "b"],
+              "multiple": "any"}
+    made = api("POST", "/inspection_rules", version="1.96",
+               json={"description": "d", "conditions": [looped], "actions": [log], "phase": "main", "priority": 5})
+    assert made.status_code == 201, made.text
+    rule = made.json()
+    assert (rule["conditions"], rule["actions"], rule["sensitive"]) == ([looped], [log], False)
+    assert api("POST", "/inspection_rules", version="1.95", json={"actions": [log]}).status_code == 405
+    assert api("GET", "/inspection_rules", version="1.95").status_code == 404
+    for body in ({"actions": [log], "priority": -1}, {"actions": [log], "priority": 10000},
+                 {"actions": [log], "priority": 5000.5}, {"actions": []},
+                 {"actions": [{"op": "set-attribute", "args": ["/extra/a"]}]},
+                 {"actions": [{"op": "log", "args": {"message": "x"}}]},
+                 {"actions": [log], "conditions": [{"op": "!!eq", "args": []}]},
+                 {"actions": [log], "phase": "late"}):
+        refused = api("POST", "/inspection_rules", version="1.96", json=body)
+        assert refused.status_code == 400, (body, refused.text)
+    assert "missing required argument(s): msg" in fault(
+        api("POST", "/inspection_rules", version="1.96", json={"actions": [{"op": "log", "args": {}}]}))
+
+    secret = api("POST", "/inspection_rules", version="1.96", json={"actions": [log], "sensitive": True}).json()
+    shown = api("GET", f"/inspection_rules/{secret['uuid']}", version="1.96").json()
+    assert (shown["sensitive"], shown["conditions"], shown["actions"]) == (True, None, None)
+    unset = api("PATCH", f"/inspection_rules/{secret['uuid']}", version="1.96",
+                json=[{"op": "replace", "path": "/sensitive", "value": False}])
+    assert unset.status_code == 400 and "cannot have the sensitive flag unset" in fault(unset)
+
+    new_actions = [{"op": "set-attribute", "args": ["/properties/cpu_model", "cpu_xyz"]}]
+    patched = api("PATCH", f"/inspection_rules/{rule['uuid']}", version="1.96",
+                  json=[{"op": "replace", "path": "/priority", "value": 200},
+                        {"op": "replace", "path": "/actions", "value": new_actions}])
+    assert patched.status_code == 200, patched.text
+    assert (patched.json()["priority"], patched.json()["actions"]) == (200, new_actions)
+    listed = api("GET", "/inspection_rules", version="1.96").json()["inspection_rules"]
+    assert {"uuid", "priority", "phase", "description", "links"} == set(listed[0])
+    assert api("DELETE", f"/inspection_rules/{rule['uuid']}", version="1.96").status_code == 204
+    gone = api("DELETE", f"/inspection_rules/{rule['uuid']}", version="1.96")
+    assert gone.status_code == 404 and fault(gone) == f"Rule {rule['uuid']} could not be found."

@@ -27,6 +27,7 @@ from tether.domain import (
     quotas,
 )
 from tether.domain import image_tasks as image_task_model
+from tether.domain import inspection_rules as inspection_rule_model
 from tether.domain import keypairs as keypair_model
 from tether.domain import routers as router_model
 from tether.domain import security_groups as security_group_model
@@ -158,6 +159,7 @@ deploy_templates = table_for(metadata, "deploy_templates", baremetal.DeployTempl
                              extra=(UniqueConstraint("name", name="uq_deploy_templates_name"),))
 runbooks = table_for(metadata, "runbooks", baremetal.Runbook, primary_key=("uuid",),
                      extra=(UniqueConstraint("name", name="uq_runbooks_name"),))
+inspection_rules = table_for(metadata, "inspection_rules", inspection_rule_model.InspectionRule, primary_key=("uuid",))
 
 # compute
 flavors = table_for(metadata, "flavors", compute.Flavor, primary_key=("id",),

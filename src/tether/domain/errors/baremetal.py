@@ -283,3 +283,11 @@ class RunbookDuplicateName(Conflict):
 
 class BIOSSettingNotFound(NotFound):
     template = "Node {node} doesn't have a BIOS setting '{name}'"
+
+
+class InspectionRuleNotFound(NotFound):
+    template = "Rule {rule} could not be found."
+
+
+class InspectionRuleAlreadyExists(Conflict):
+    template = "A rule with UUID {uuid} already exists."

@@ -17,6 +17,7 @@ from tether.services.baremetal.chassis import ChassisRegistry
 from tether.services.baremetal.claims import Claims
 from tether.services.baremetal.cleaning import Cleaning
 from tether.services.baremetal.deploy import Deploy
+from tether.services.baremetal.inspection_rules import InspectionRules
 from tether.services.baremetal.jobs import ConductorJobs
 from tether.services.baremetal.lookup import NodeLookup
 from tether.services.baremetal.management import Management
@@ -82,6 +83,7 @@ class BaremetalService:
         # deploy templates and runbooks: their own operations (get, list, create, update, delete)
         self.deploy_templates = StepSets(store, runtime, rng, DEPLOY_TEMPLATES)
         self.runbooks = StepSets(store, runtime, rng, RUNBOOKS)
+        self.inspection_rules = InspectionRules(store, runtime, rng)
 
         # what the other services and the harness use
         self.find_node = lookup.find

@@ -1,5 +1,5 @@
 """Bare metal: volume connectors and targets, deploy templates, runbooks; a portgroup's properties,
-physical network and category; a node's target RAID configuration and shard.
+physical network and category; a node's target RAID configuration and shard; inspection rules.
 
 Revision ID: 0016_baremetal_more
 Revises: 0014_identity_more
@@ -84,9 +84,22 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("uuid"),
         sa.UniqueConstraint("name", name="uq_runbooks_name"),
     )
+    op.create_table(
+        "inspection_rules",
+        sa.Column("uuid", sa.String(length=255), nullable=False),
+        sa.Column("actions", sa.JSON(), nullable=True),
+        sa.Column("conditions", sa.JSON(), nullable=True),
+        sa.Column("description", sa.String(length=255), nullable=True),
+        sa.Column("priority", sa.Integer(), nullable=False),
+        sa.Column("sensitive", sa.Boolean(), nullable=False),
+        sa.Column("phase", sa.String(length=255), nullable=True),
+        *_stamps(),
+        sa.PrimaryKeyConstraint("uuid"),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("inspection_rules")
     op.drop_table("runbooks")
     op.drop_table("deploy_templates")
     op.drop_table("volume_targets")
