@@ -123,7 +123,7 @@ def openstack_batch(cloud: LiveCloud, *commands: str, errors: tuple[str, ...] = 
     return result
 
 
-def start_without_reconcilers(data_dir: Path) -> LiveCloud:
+def start_without_reconcilers(data_dir: Path, faults: tuple[str, ...] = ()) -> LiveCloud:
     """A `tether serve` whose reconcilers make their start-up pass and then sleep for an hour.
 
     Tether's reconcilers (every 10 s in `tether serve`) detach a VIF from a
@@ -135,7 +135,7 @@ def start_without_reconcilers(data_dir: Path) -> LiveCloud:
     port = free_port()
     log = data_dir / "serve.log"
     options = (f"port={port}, data_dir=Path({str(data_dir)!r}), deploy_seconds=0.5, clean_seconds=0.2, "
-               "reconcile_interval=3600.0")
+               f"reconcile_interval=3600.0, faults={list(faults)!r}")
     process = subprocess.Popen(
         [sys.executable, "-c", f"from pathlib import Path; from tether.server import ServeOptions, run; "
                                f"run(ServeOptions({options}))"],

@@ -292,3 +292,29 @@ def test_inspection_rules_are_validated_hidden_when_sensitive_and_patched(api: A
     assert api("DELETE", f"/inspection_rules/{rule['uuid']}", version="1.96").status_code == 204
     gone = api("DELETE", f"/inspection_rules/{rule['uuid']}", version="1.96")
     assert gone.status_code == 404 and fault(gone) == f"Rule {rule['uuid']} could not be found."
+
+
+def test_a_nodes_history_keeps_each_error_it_met(tmp_path_factory: pytest.TempPathFactory) -> None:
+    faulty = start_without_reconcilers(tmp_path_factory.mktemp("history"),
+                                       faults=("baremetal.deploy.before_active=error*1",))
+    try:
+        api = Api(faulty.base_url, token(faulty.base_url))
+        node = api.make_available()["uuid"]
+        assert api("GET", f"/nodes/{node}/history", version="1.78").json() == {"history": []}
+        assert api.provision(node, "active").status_code == 202
+        failed = api.wait_for(node, "deploy failed")
+        [event] = api("GET", f"/nodes/{node}/history", version="1.78").json()["history"]
+        assert (event["severity"], event["event"]) == ("ERROR", failed["last_error"])
+        assert set(event) == {"uuid", "created_at", "severity", "event", "links"}
+        shown = api("GET", f"/nodes/{node}/history/{event['uuid']}", version="1.78").json()
+        assert (shown["event_type"], shown["conductor"]) == ("deploying", api("GET", "/conductors", version="1.49")
+                                                             .json()["conductors"][0]["hostname"])
+        detailed = api("GET", f"/nodes/{node}/history?detail=true", version="1.78").json()["history"]
+        assert detailed[0]["event_type"] == "deploying"
+        assert api("GET", f"/nodes/{node}/history", version="1.77").status_code == 404
+        # the deploy succeeds the second time; the error stays in the history
+        assert api.provision(node, "active").status_code == 202
+        api.wait_for(node, "active")
+        assert len(api("GET", f"/nodes/{node}/history", version="1.78").json()["history"]) == 1
+    finally:
+        faulty.stop()

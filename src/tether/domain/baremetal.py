@@ -149,6 +149,20 @@ class Allocation:
 
 
 @dataclass
+class NodeHistoryEvent:
+    """An error a node met, as ironic's conductor records it beside the node's last_error."""
+
+    uuid: str
+    node_uuid: str
+    event: str
+    event_type: str
+    severity: str = "ERROR"
+    conductor: str | None = None
+    user: str | None = None
+    created_at: float = 0.0
+
+
+@dataclass
 class VolumeConnector:
     """How a node reaches its remote volumes: an initiator's IQN, IP, MAC, WWNN or WWPN (ironic's)."""
 

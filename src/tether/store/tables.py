@@ -148,6 +148,8 @@ chassis = table_for(metadata, "chassis", baremetal.Chassis, primary_key=("uuid",
 allocations = table_for(metadata, "allocations", baremetal.Allocation, primary_key=("uuid",), text=("last_error",),
                         extra=(UniqueConstraint("name", name="uq_allocations_name"),
                                Index("ix_allocations_node", "node_uuid")))
+node_history = table_for(metadata, "node_history", baremetal.NodeHistoryEvent, primary_key=("uuid",),
+                         text=("event",), extra=(Index("ix_node_history_node", "node_uuid", "created_at"),))
 volume_connectors = table_for(
     metadata, "volume_connectors", baremetal.VolumeConnector, primary_key=("uuid",),
     extra=(UniqueConstraint("type", "connector_id", name="uq_volume_connectors_type_id"),

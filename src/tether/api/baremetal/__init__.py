@@ -12,6 +12,7 @@ from tether.api.baremetal import (
     allocations,
     chassis,
     drivers,
+    history,
     inspection_rules,
     management,
     node_hardware,
@@ -32,4 +33,5 @@ __all__ = ["ROUTERS", "LegacyPaths"]
 # management first: its /nodes/validate must come before nodes' /nodes/{ident}.
 ROUTERS = tuple(module.router for module in (management, nodes, states, traits, vifs, allocations, ports, portgroups,
                                              chassis, drivers, volumes, step_sets,
-                                             node_hardware, ramdisk, inspection_rules))
+                                             node_hardware, ramdisk, inspection_rules,
+                                             history))

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
-from tether.domain.baremetal import Node
+from tether.domain.baremetal import Node, NodeHistoryEvent
 from tether.domain.baremetal_drivers import HARDWARE_TYPE, INTERFACE_FIELDS, check_driver, interfaces_with_defaults
 from tether.domain.baremetal_states import (
     ACTIVE,
@@ -31,7 +31,7 @@ from tether.runtime.runtime import Runtime
 from tether.services.baremetal import validation
 from tether.services.baremetal.access import require_admin
 from tether.services.baremetal.jobs import ConductorJobs
-from tether.services.baremetal.lookup import NodeLookup
+from tether.services.baremetal.lookup import NodeLookup, get_node
 from tether.services.baremetal.node_lock import NodeLock
 from tether.services.baremetal.patches import apply_patch, changed
 from tether.services.baremetal.provisioning import Provisioning
@@ -172,6 +172,13 @@ class Nodes:
                 if marker is None:
                     raise be.NodeNotFound(node=query.marker)
             return await repos.nodes.page(conn, query, marker=marker)
+
+    async def history(self, ctx: RequestContext, ident: str) -> list[NodeHistoryEvent]:
+        """The errors the node met, oldest first (ironic's node history)."""
+        require_admin(ctx, "baremetal:node:history:get")
+        async with self.store.begin() as conn:
+            node = await get_node(conn, ident)
+            return await repos.node_history.find(conn, order_by=("created_at", "uuid"), node_uuid=node.uuid)
 
     async def shards(self, ctx: RequestContext) -> list[tuple[str | None, int]]:
         """Each shard (None for the nodes in none) with its number of nodes, the largest first."""
@@ -317,6 +324,7 @@ class Nodes:
                 await repos.portgroups.delete_where(conn, node_uuid=node.uuid)
                 await repos.allocations.delete_where(conn, node_uuid=node.uuid)
                 await repos.volume_connectors.delete_where(conn, node_uuid=node.uuid)
+                await repos.node_history.delete_where(conn, node_uuid=node.uuid)
                 await repos.volume_targets.delete_where(conn, node_uuid=node.uuid)
                 await repos.nodes.delete(conn, node.uuid)
             # Any job still waiting on the node finds it gone (rule 3) and ends.

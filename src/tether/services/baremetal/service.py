@@ -61,7 +61,7 @@ class BaremetalService:
 
         lookup = NodeLookup(store)
         lock = NodeLock(store, runtime, lookup, host=self.host)
-        transitions = Transitions(store, runtime)
+        transitions = Transitions(store, runtime, rng, host=self.host)
         # The registry of conductor jobs; the race explorer instruments its ``tokens``.
         self.jobs = jobs = ConductorJobs(store, runtime)
         vifs = Vifs(store, runtime, rng, network=network, lookup=lookup, lock=lock, release_port=steps.release_port)
@@ -94,6 +94,7 @@ class BaremetalService:
         self.list_nodes = nodes.list_nodes
         self.page_nodes = nodes.page_nodes
         self.shards = nodes.shards
+        self.node_history = nodes.history
         self.update_node = nodes.update_node
         self.delete_node = nodes.delete_node
         self.set_maintenance = nodes.set_maintenance

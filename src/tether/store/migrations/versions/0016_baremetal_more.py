@@ -1,5 +1,5 @@
 """Bare metal: volume connectors and targets, deploy templates, runbooks; a portgroup's properties,
-physical network and category; a node's target RAID configuration and shard; inspection rules.
+physical network and category; a node's target RAID configuration and shard; inspection rules; node history.
 
 Revision ID: 0016_baremetal_more
 Revises: 0014_identity_more
@@ -96,9 +96,24 @@ def upgrade() -> None:
         *_stamps(),
         sa.PrimaryKeyConstraint("uuid"),
     )
+    op.create_table(
+        "node_history",
+        sa.Column("uuid", sa.String(length=255), nullable=False),
+        sa.Column("node_uuid", sa.String(length=255), nullable=False),
+        sa.Column("event", sa.Text(), nullable=False),
+        sa.Column("event_type", sa.String(length=255), nullable=False),
+        sa.Column("severity", sa.String(length=255), nullable=False),
+        sa.Column("conductor", sa.String(length=255), nullable=True),
+        sa.Column("user", sa.String(length=255), nullable=True),
+        sa.Column("created_at", sa.Float(), nullable=False),
+        sa.PrimaryKeyConstraint("uuid"),
+    )
+    op.create_index("ix_node_history_node", "node_history", ["node_uuid", "created_at"], unique=False)
 
 
 def downgrade() -> None:
+    op.drop_index("ix_node_history_node", table_name="node_history")
+    op.drop_table("node_history")
     op.drop_table("inspection_rules")
     op.drop_table("runbooks")
     op.drop_table("deploy_templates")
