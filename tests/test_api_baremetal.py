@@ -123,7 +123,7 @@ def openstack_batch(cloud: LiveCloud, *commands: str, errors: tuple[str, ...] = 
     return result
 
 
-def start_without_reconcilers(data_dir: Path) -> LiveCloud:
+def start_without_reconcilers(data_dir: Path, faults: tuple[str, ...] = ()) -> LiveCloud:
     """A `tether serve` whose reconcilers make their start-up pass and then sleep for an hour.
 
     Tether's reconcilers (every 10 s in `tether serve`) detach a VIF from a
@@ -135,7 +135,7 @@ def start_without_reconcilers(data_dir: Path) -> LiveCloud:
     port = free_port()
     log = data_dir / "serve.log"
     options = (f"port={port}, data_dir=Path({str(data_dir)!r}), deploy_seconds=0.5, clean_seconds=0.2, "
-               "reconcile_interval=3600.0")
+               f"reconcile_interval=3600.0, faults={list(faults)!r}")
     process = subprocess.Popen(
         [sys.executable, "-c", f"from pathlib import Path; from tether.server import ServeOptions, run; "
                                f"run(ServeOptions({options}))"],
@@ -671,7 +671,14 @@ def test_portgroups_and_chassis(api) -> None:
         "description": "rack 7", "links": chassis["links"]}
     not_empty = api("DELETE", f"/chassis/{chassis['uuid']}")
     assert not_empty.status_code == 400 and "contains nodes" in fault(not_empty)
-    assert api("PATCH", f"/chassis/{chassis['uuid']}", json=[]).status_code == 405
+    patched = api("PATCH", f"/chassis/{chassis['uuid']}",
+                  json=[{"op": "replace", "path": "/description", "value": "rack 8"},
+                        {"op": "remove", "path": "/extra/row"}])
+    assert patched.status_code == 200, patched.text
+    assert api("GET", f"/chassis/{chassis['uuid']}").json()["description"] == "rack 8"
+    assert patched.json()["extra"] == {}
+    internal = api("PATCH", f"/chassis/{chassis['uuid']}", json=[{"op": "replace", "path": "/uuid", "value": "x"}])
+    assert internal.status_code == 400 and "internal attribute" in fault(internal)
 
     name = unique("bond")
     made = api("POST", "/portgroups", json={"node_uuid": node["uuid"], "name": name, "address": new_mac(),
@@ -689,7 +696,21 @@ def test_portgroups_and_chassis(api) -> None:
     assert [p["uuid"] for p in api("GET", f"/portgroups/{name}/ports").json()["ports"]] == [member["uuid"]]
     assert [p["uuid"] for p in api("GET", f"/ports?portgroup={name}").json()["ports"]] == [member["uuid"]]
     assert [pg["name"] for pg in api("GET", f"/nodes/{node['uuid']}/portgroups").json()["portgroups"]] == [name]
-    assert api("PATCH", f"/portgroups/{name}", json=[]).status_code == 405
+    new_address = new_mac()
+    patched = api("PATCH", f"/portgroups/{name}",
+                  json=[{"op": "replace", "path": "/address", "value": new_address},
+                        {"op": "add", "path": "/properties/miimon", "value": "100"},
+                        {"op": "add", "path": "/extra/rack", "value": "7"}])
+    assert patched.status_code == 200, patched.text
+    shown = api("GET", f"/portgroups/{name}").json()
+    assert (shown["address"], shown["properties"], shown["extra"]) == (new_address, {"miimon": "100"},
+                                                                       {"rack": "7"})
+    old = api("PATCH", f"/portgroups/{name}", version="1.25",
+              json=[{"op": "add", "path": "/properties/a", "value": "b"}])
+    assert old.status_code == 406
+    other = api.enrol()
+    moved = api("PATCH", f"/portgroups/{name}", json=[{"op": "replace", "path": "/node_uuid", "value": other["uuid"]}])
+    assert moved.status_code == 400 and "contains ports" in fault(moved)
     busy = api("DELETE", f"/portgroups/{name}")
     assert busy.status_code == 400 and "contains ports" in fault(busy)
     assert api("DELETE", f"/ports/{member['uuid']}").status_code == 204

@@ -130,6 +130,13 @@ def real_resources(base_url: str, token: str) -> dict[str, str]:
                                  headers=ironic)
         assert chassis.status_code == 201 and portgroup.status_code == 201, portgroup.text
         assert allocation.status_code == 201, allocation.text
+        template = client.post("/baremetal/v1/deploy_templates", headers=ironic, json={
+            "name": "CUSTOM_FUZZ", "steps": [{"interface": "bios", "step": "apply_configuration", "args": {},
+                                              "priority": 10}]})
+        runbook = client.post("/baremetal/v1/runbooks", headers=ironic, json={
+            "name": "CUSTOM_FUZZ", "steps": [{"interface": "bios", "step": "apply_configuration", "args": {},
+                                              "order": 1}]})
+        assert template.status_code == 201 and runbook.status_code == 201, runbook.text
         hypervisor = client.get("/compute/v2.1/os-hypervisors",
                                 headers={"X-OpenStack-Nova-API-Version": "2.53"}).json()["hypervisors"][0]
         deadline = time.monotonic() + 30
@@ -156,7 +163,8 @@ def real_resources(base_url: str, token: str) -> dict[str, str]:
         "networks": network["id"], "subnets": subnet, "ports": port.json()["port"]["id"],
         "nodes": node["uuid"], "baremetal-ports": nic["uuid"], "portgroups": portgroup.json()["uuid"],
         "uuid": chassis.json()["uuid"], "vif_id": port.json()["port"]["id"],
-        "allocations": allocation.json()["uuid"],
+        "allocations": allocation.json()["uuid"], "deploy_templates": template.json()["uuid"],
+        "runbooks": runbook.json()["uuid"], "heartbeat": node["uuid"],
     }
 
 

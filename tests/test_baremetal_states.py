@@ -15,7 +15,7 @@ def test_the_table_is_sound() -> None:
 def test_every_transient_state_has_a_deadline_and_a_failure_edge_to_a_stable_state() -> None:
     machine = bms.PROVISION_STATES
     assert set(bms.TRANSIENT_STATES) == {
-        bms.DEPLOYING, bms.DEPLOYWAIT, bms.DELETING, bms.CLEANING, bms.CLEANWAIT,
+        bms.DEPLOYING, bms.DEPLOYWAIT, bms.DELETING, bms.CLEANING, bms.CLEANWAIT, bms.INSPECTING,
     }
     for name in bms.TRANSIENT_STATES:
         state = machine.states[name]
@@ -29,6 +29,9 @@ def test_every_transient_state_has_a_deadline_and_a_failure_edge_to_a_stable_sta
     [
         (bms.AVAILABLE, "deploy", bms.DEPLOYING),
         (bms.DEPLOYWAIT, "delete", bms.DELETING),
+        (bms.MANAGEABLE, "inspect", bms.INSPECTING),
+        (bms.INSPECTING, "done", bms.MANAGEABLE),
+        (bms.INSPECTFAIL, "inspect", bms.INSPECTING),
         (bms.DEPLOYWAIT, "abort", bms.DEPLOYFAIL),
         (bms.DEPLOYFAIL, "deploy", bms.DEPLOYING),
         (bms.ERROR, "delete", bms.DELETING),

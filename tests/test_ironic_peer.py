@@ -38,12 +38,6 @@ from tests.peers.ironic import Ironic, ServiceUser, create_schema, ironic_venv, 
 PHYSNET = "physnet1"
 SWITCH = {"switch_id": "0a:1b:2c:3d:4e:5f", "port_id": "Eth9/1", "switch_info": "tor-9"}
 IMAGE = b"not really cirros"
-# Where the variants that need more of neutron stop on a branch without it (issue 14, item 1).
-NEEDS_NEUTRON_WORK = {
-    ("flat", "neutron"): "dhcp_provider=neutron sets PXE options with extra_dhcp_opts",
-    ("neutron", "none"): "the neutron interface waits for a bound bare-metal port to go ACTIVE",
-    ("neutron", "neutron"): "extra_dhcp_opts, and bound bare-metal ports going ACTIVE",
-}
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +141,8 @@ def assert_boot_options(port: dict[str, Any], dhcp_provider: str) -> None:
     """What ironic's PXE boot told DHCP for the port the node boots the ramdisk from: nothing without a provider."""
     names = {option["opt_name"] for option in port.get("extra_dhcp_opts") or []}
     if dhcp_provider == "neutron":
-        assert {"bootfile-name", "tftp-server"} <= names, port
+        # ironic names them by their DHCP option codes: 66 (TFTP server), 67 (boot file name)
+        assert {"66", "67"} <= names, port
     else:
         assert not names, port
 
@@ -199,9 +194,6 @@ def test_a_real_ironic_cleans_deploys_and_undeploys_through_tethers_ports(
         request: pytest.FixtureRequest, ironic: Ironic, tether: LiveCloud, service_user: ServiceUser,
         cleaning_network: str, agent_image: dict[str, str], network_interface: str) -> None:
     dhcp_provider = ironic.dhcp_provider
-    reason = NEEDS_NEUTRON_WORK.get((network_interface, dhcp_provider))
-    if reason is not None:
-        request.node.add_marker(pytest.mark.xfail(reason=reason, strict=False))
     admin = tether.connect("tether")
     ironic_user = admin.identity.find_user(service_user.name).id
     private = admin.network.find_network("private").id
@@ -250,7 +242,9 @@ def test_a_real_ironic_cleans_deploys_and_undeploys_through_tethers_ports(
     ironic.call("POST", f"/v1/nodes/{node}/vifs", 204, json={"id": vif.id})
     ironic.provision(node, "active", "wait call-back")
     if network_interface == "neutron":
-        assert_attached(tether_port(tether, vif.id), node, mac)
+        # ironic's neutron interface unbinds the tenant's ports (and gives their MACs back) before it puts the
+        # node on the provisioning network, so that no NIC is on both (unconfigure_tenant_networks)
+        assert_released(tether_port(tether, vif.id), mac)
         [provisioning] = ports_of(tether, node, cleaning_network)  # the provisioning network is the cleaning one
         assert_on_the_switch(provisioning, node, mac, network_interface=network_interface)
         assert_boot_options(provisioning, dhcp_provider)

@@ -61,6 +61,10 @@ class Node:
     console_enabled: bool = False
     # The allocation that picked this node (ironic's allocation_id), if any.
     allocation_uuid: str | None = None
+    # The RAID layout the operator asked for (PUT .../states/raid); fake-hardware builds none.
+    target_raid_config: dict[str, Any] = field(default_factory=dict)
+    # Which shard of the deployment the node belongs to: a label its clients filter nodes by.
+    shard: str | None = None
 
     @property
     def is_free(self) -> bool:
@@ -104,6 +108,9 @@ class Portgroup:
     extra: dict[str, Any] = field(default_factory=dict)
     created_at: float = 0.0
     updated_at: float = 0.0
+    properties: dict[str, Any] = field(default_factory=dict)
+    physical_network: str | None = None
+    category: str | None = None
 
     @property
     def vif(self) -> str | None:
@@ -137,5 +144,75 @@ class Allocation:
     candidate_nodes: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     owner: str | None = None
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+
+@dataclass
+class NodeHistoryEvent:
+    """An error a node met, as ironic's conductor records it beside the node's last_error."""
+
+    uuid: str
+    node_uuid: str
+    event: str
+    event_type: str
+    severity: str = "ERROR"
+    conductor: str | None = None
+    user: str | None = None
+    created_at: float = 0.0
+
+
+@dataclass
+class VolumeConnector:
+    """How a node reaches its remote volumes: an initiator's IQN, IP, MAC, WWNN or WWPN (ironic's)."""
+
+    uuid: str
+    node_uuid: str
+    type: str
+    connector_id: str
+    extra: dict[str, Any] = field(default_factory=dict)
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+
+@dataclass
+class VolumeTarget:
+    """A remote volume a node boots from or attaches, by its place in the node's boot order."""
+
+    uuid: str
+    node_uuid: str
+    volume_type: str
+    volume_id: str
+    boot_index: int
+    properties: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+
+@dataclass
+class DeployTemplate:
+    """Deploy steps a node runs when its instance asks for the trait the template is named after."""
+
+    uuid: str
+    name: str
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    description: str | None = None
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+
+@dataclass
+class Runbook:
+    """Named, ordered clean or service steps a node with the matching trait may run."""
+
+    uuid: str
+    name: str
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    owner: str | None = None
+    public: bool = False
+    disable_ramdisk: bool = False
     created_at: float = 0.0
     updated_at: float = 0.0

@@ -121,3 +121,36 @@ def interfaces_with_defaults(given: Mapping[str, Any]) -> dict[str, str]:
         if given.get(field) is not None:
             values[field] = check_interface(field, given[field])
     return values
+
+# ironic's RAID configuration schema (drivers/raid_config_schema.json), which its fake RAID interface
+# validates a node's target_raid_config against.
+RAID_CONFIG_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "logical_disks": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "raid_level": {"type": "string", "enum": ["JBOD", "0", "1", "2", "5", "6", "1+0", "5+0", "6+0"]},
+                    "size_gb": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "enum": ["MAX"]}]},
+                    "volume_name": {"type": "string"},
+                    "is_root_volume": {"type": "boolean"},
+                    "share_physical_disks": {"type": "boolean"},
+                    "disk_type": {"type": "string", "enum": ["hdd", "ssd"]},
+                    "interface_type": {"type": "string", "enum": ["sata", "scsi", "sas"]},
+                    "number_of_physical_disks": {"type": "integer", "exclusiveMinimum": 0},
+                    "controller": {"type": "string"},
+                    "physical_disks": {"anyOf": [{"type": "array", "items": {"type": "string"}},
+                                                 {"type": "array", "items": {"type": "object"}, "minItems": 2}]},
+                },
+                "required": ["raid_level", "size_gb"],
+                "additionalProperties": False,
+                "dependentRequired": {"physical_disks": ["controller"]},
+            },
+        },
+    },
+    "required": ["logical_disks"],
+    "additionalProperties": False,
+}

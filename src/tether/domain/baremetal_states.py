@@ -15,6 +15,8 @@ DELETING = "deleting"
 CLEANING = "cleaning"
 CLEANWAIT = "clean wait"
 CLEANFAIL = "clean failed"
+INSPECTING = "inspecting"
+INSPECTFAIL = "inspect failed"
 ERROR = "error"
 
 # How long a transient state may last before a reconciler fails it (seconds).
@@ -22,6 +24,7 @@ DEPLOY_TIMEOUT = 1800.0
 CALLBACK_TIMEOUT = 1800.0
 TEARDOWN_TIMEOUT = 600.0
 CLEAN_TIMEOUT = 1800.0
+INSPECT_TIMEOUT = 1800.0
 
 PROVISION_STATES = StateMachine(
     "node provision state",
@@ -40,6 +43,8 @@ PROVISION_STATES = StateMachine(
         State(CLEANWAIT, "Waiting for the cleaning ramdisk.", False, CLEAN_TIMEOUT, "fail",
               AVAILABLE),
         State(CLEANFAIL, "Cleaning failed; the operator must look at it."),
+        State(INSPECTING, "Having its hardware inspected.", False, INSPECT_TIMEOUT, "fail", MANAGEABLE),
+        State(INSPECTFAIL, "Inspection failed; inspect again or manage it."),
         State(ERROR, "Tear-down failed; the operator must look at it."),
     ],
     {
@@ -73,6 +78,11 @@ PROVISION_STATES = StateMachine(
         (CLEANWAIT, "fail"): CLEANFAIL,
         (CLEANWAIT, "abort"): CLEANFAIL,
         (CLEANFAIL, "manage"): MANAGEABLE,
+        (MANAGEABLE, "inspect"): INSPECTING,
+        (INSPECTING, "done"): MANAGEABLE,
+        (INSPECTING, "fail"): INSPECTFAIL,
+        (INSPECTFAIL, "inspect"): INSPECTING,
+        (INSPECTFAIL, "manage"): MANAGEABLE,
     },
 )
 
@@ -92,6 +102,7 @@ VERBS: dict[str, str] = {
     "abort": "abort",
     "rebuild": "rebuild",
     "clean": "clean",
+    "inspect": "inspect",
 }
 
 # States in which a node may be deleted without maintenance mode.

@@ -16,6 +16,7 @@ from tether.domain import (
     quotas,
 )
 from tether.domain import image_tasks as image_task_model
+from tether.domain import inspection_rules as inspection_rule_model
 from tether.domain import keypairs as keypair_model
 from tether.domain import routers as router_model
 from tether.domain import security_groups as security_group_model
@@ -64,6 +65,12 @@ node_ports = Repository(tables.node_ports, baremetal.NodePort, "uuid")
 portgroups = Repository(tables.portgroups, baremetal.Portgroup, "uuid")
 chassis = Repository(tables.chassis, baremetal.Chassis, "uuid")
 allocations = Repository(tables.allocations, baremetal.Allocation, "uuid")
+node_history = Repository(tables.node_history, baremetal.NodeHistoryEvent, "uuid")
+volume_connectors = Repository(tables.volume_connectors, baremetal.VolumeConnector, "uuid")
+volume_targets = Repository(tables.volume_targets, baremetal.VolumeTarget, "uuid")
+deploy_templates = Repository(tables.deploy_templates, baremetal.DeployTemplate, "uuid")
+runbooks = Repository(tables.runbooks, baremetal.Runbook, "uuid")
+inspection_rules = Repository(tables.inspection_rules, inspection_rule_model.InspectionRule, "uuid")
 
 flavors = Repository(tables.flavors, compute.Flavor, "id")
 hypervisors = Repository(tables.hypervisors, compute.Hypervisor, "id")

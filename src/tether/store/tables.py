@@ -27,6 +27,7 @@ from tether.domain import (
     quotas,
 )
 from tether.domain import image_tasks as image_task_model
+from tether.domain import inspection_rules as inspection_rule_model
 from tether.domain import keypairs as keypair_model
 from tether.domain import routers as router_model
 from tether.domain import security_groups as security_group_model
@@ -134,7 +135,8 @@ nodes = table_for(metadata, "nodes", baremetal.Node, primary_key=("uuid",), text
                          Index("ix_nodes_created", "created_at", "uuid"),
                          Index("ix_nodes_provision_state", "provision_state"),
                          Index("ix_nodes_maintenance", "maintenance"),
-                         Index("ix_nodes_reservation", "reservation")))
+                         Index("ix_nodes_reservation", "reservation"),
+                         Index("ix_nodes_shard", "shard")))
 node_ports = table_for(metadata, "node_ports", baremetal.NodePort, primary_key=("uuid",),
                        extra=(UniqueConstraint("address", name="uq_node_ports_address"),
                               Index("ix_node_ports_node", "node_uuid"),
@@ -146,6 +148,20 @@ chassis = table_for(metadata, "chassis", baremetal.Chassis, primary_key=("uuid",
 allocations = table_for(metadata, "allocations", baremetal.Allocation, primary_key=("uuid",), text=("last_error",),
                         extra=(UniqueConstraint("name", name="uq_allocations_name"),
                                Index("ix_allocations_node", "node_uuid")))
+node_history = table_for(metadata, "node_history", baremetal.NodeHistoryEvent, primary_key=("uuid",),
+                         text=("event",), extra=(Index("ix_node_history_node", "node_uuid", "created_at"),))
+volume_connectors = table_for(
+    metadata, "volume_connectors", baremetal.VolumeConnector, primary_key=("uuid",),
+    extra=(UniqueConstraint("type", "connector_id", name="uq_volume_connectors_type_id"),
+           Index("ix_volume_connectors_node", "node_uuid")))
+volume_targets = table_for(
+    metadata, "volume_targets", baremetal.VolumeTarget, primary_key=("uuid",),
+    extra=(UniqueConstraint("node_uuid", "boot_index", name="uq_volume_targets_node_boot_index"),))
+deploy_templates = table_for(metadata, "deploy_templates", baremetal.DeployTemplate, primary_key=("uuid",),
+                             extra=(UniqueConstraint("name", name="uq_deploy_templates_name"),))
+runbooks = table_for(metadata, "runbooks", baremetal.Runbook, primary_key=("uuid",),
+                     extra=(UniqueConstraint("name", name="uq_runbooks_name"),))
+inspection_rules = table_for(metadata, "inspection_rules", inspection_rule_model.InspectionRule, primary_key=("uuid",))
 
 # compute
 flavors = table_for(metadata, "flavors", compute.Flavor, primary_key=("id",),

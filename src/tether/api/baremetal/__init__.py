@@ -12,13 +12,19 @@ from tether.api.baremetal import (
     allocations,
     chassis,
     drivers,
+    history,
+    inspection_rules,
     management,
+    node_hardware,
     nodes,
     portgroups,
     ports,
+    ramdisk,
     states,
+    step_sets,
     traits,
     vifs,
+    volumes,
 )
 from tether.api.baremetal.legacy_paths import LegacyPaths
 
@@ -26,4 +32,6 @@ __all__ = ["ROUTERS", "LegacyPaths"]
 
 # management first: its /nodes/validate must come before nodes' /nodes/{ident}.
 ROUTERS = tuple(module.router for module in (management, nodes, states, traits, vifs, allocations, ports, portgroups,
-                                             chassis, drivers))
+                                             chassis, drivers, volumes, step_sets,
+                                             node_hardware, ramdisk, inspection_rules,
+                                             history))

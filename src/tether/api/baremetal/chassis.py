@@ -1,7 +1,4 @@
-"""/v1/chassis: groups of nodes, and the nodes in each.
-
-The service has no chassis update, so PATCH is not offered (405).
-"""
+"""/v1/chassis: groups of nodes, and the nodes in each."""
 
 from __future__ import annotations
 
@@ -14,7 +11,7 @@ from tether.api import paths
 from tether.api.baremetal import params, views
 from tether.api.baremetal.nodes import DETAIL_DOC, LIST_DOC, node_collection, service
 from tether.api.baremetal.params import field
-from tether.api.deps import json_object
+from tether.api.deps import json_body, json_object
 from tether.api.versions import Microversion
 from tether.domain.baremetal import Chassis
 from tether.domain.errors import baremetal as be
@@ -97,6 +94,14 @@ async def list_chassis_nodes_detail(uuid: str, request: Request, ctx: params.adm
     chassis = await service(request).get_chassis(ctx, uuid)
     return await node_collection(request, ctx, version, detail=True,
                                  resource=f"chassis/{chassis.uuid}/nodes/detail", chassis_uuid=chassis.uuid)
+
+
+@router.patch("/chassis/{uuid}", openapi_extra=params.PATCH_DOC)
+async def update_chassis(uuid: str, request: Request, ctx: params.admin("baremetal:chassis:update")) \
+        -> dict[str, Any]:
+    params.query(request, ())
+    patch = await json_body(request)
+    return body_of(request, await service(request).update_chassis(ctx, uuid, patch))
 
 
 @router.delete("/chassis/{uuid}", status_code=204)

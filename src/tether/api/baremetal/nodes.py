@@ -15,7 +15,7 @@ from tether.api.baremetal.params import field
 from tether.api.deps import cloud, json_body, json_object
 from tether.api.versions import Microversion
 from tether.domain.baremetal import Node
-from tether.domain.baremetal_states import CLEANFAIL, DEPLOYFAIL, ERROR, PROVISION_STATES
+from tether.domain.baremetal_states import CLEANFAIL, DEPLOYFAIL, ERROR, INSPECTFAIL, PROVISION_STATES
 from tether.domain.errors import baremetal as be
 from tether.domain.listing import Contains, Present
 from tether.services.baremetal import BaremetalService
@@ -26,11 +26,11 @@ router = paths.router("baremetal")
 # Names ironic's NodesController keeps for itself (its sub-controllers and custom actions).
 RESERVED_NAMES = ("maintenance", "management", "states", "vendor_passthru", "detail", "validate")
 # ironic's provision states that Tether's nodes never reach: a valid filter that matches nothing.
-IRONIC_ONLY_STATES = ("verifying", "deploy hold", "deleted", "clean hold", "rebuild", "inspecting", "inspect failed",
-                      "inspect wait", "adopting", "adopt failed", "rescue", "rescue failed", "rescue wait", "rescuing",
-                      "unrescue failed", "unrescuing", "servicing", "service wait", "service failed", "service hold")
+IRONIC_ONLY_STATES = ("verifying", "deploy hold", "deleted", "clean hold", "rebuild", "inspect wait", "adopting",
+                      "adopt failed", "rescue", "rescue failed", "rescue wait", "rescuing", "unrescue failed",
+                      "unrescuing", "servicing", "service wait", "service failed", "service hold")
 # ironic's states.UPDATE_ALLOWED_STATES, as far as Tether has them.
-UPDATE_ALLOWED_STATES = (DEPLOYFAIL, CLEANFAIL, ERROR)
+UPDATE_ALLOWED_STATES = (DEPLOYFAIL, CLEANFAIL, INSPECTFAIL, ERROR)
 
 _STRING, _BOOLISH, _OBJECT = field("string", "null"), field("string", "boolean", "null"), field("object", "null")
 _INTERFACES = ("bios_interface", "boot_interface", "console_interface", "deploy_interface", "firmware_interface",
@@ -53,9 +53,9 @@ _BOOLEANS = ("automated_clean", "console_enabled", "disable_power_off", "mainten
 _UUIDS = ("chassis_uuid", "instance_uuid", "uuid")
 # What Tether's nodes have; every other field may only be given its empty value.
 _SUPPORTED = ("driver", "name", "uuid", "resource_class", "properties", "driver_info", "extra", "chassis_uuid",
-              *_INTERFACES, "description", "owner", "lessee", "retired", "retired_reason", "instance_info")
+              *_INTERFACES, "description", "owner", "lessee", "retired", "retired_reason", "instance_info", "shard")
 # Those the service takes as a node's optional fields.
-_OPTIONAL = (*_INTERFACES, "description", "owner", "lessee", "retired", "retired_reason", "instance_info")
+_OPTIONAL = (*_INTERFACES, "description", "owner", "lessee", "retired", "retired_reason", "instance_info", "shard")
 # ironic's faults.VALID_FAULTS.
 VALID_FAULTS = ("power failure", "clean failure", "rescue abort failure", "service failure")
 _EMPTY_AT_CREATE: dict[str, Any] = {
@@ -160,6 +160,8 @@ _COLUMN_FILTERS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "lessee": lambda wanted: {"lessee": [wanted]},
     "retired": lambda wanted: {"retired": [wanted]},
     "description_contains": lambda wanted: {"description": Contains(wanted)},
+    "shard": lambda wanted: {"shard": wanted},
+    "sharded": lambda wanted: {"shard": Present(wanted)},
 }
 # Filters that hold when any one of their columns does: a project's nodes are those it owns or leases.
 _EITHER_FILTERS: dict[str, Callable[[Any], tuple[dict[str, Any], ...]]] = {
@@ -214,6 +216,16 @@ async def node_collection(request: Request, ctx: RequestContext, version: Microv
     # ironic gives no next link when looking a node up by its instance (instance_uuid is unique).
     return views.collection("nodes", bodies, nodes[-1].uuid if nodes else None,
                             None if "instance_uuid" in args else page, views.public_url(request), resource, args)
+
+
+@router.get("/shards")
+async def list_shards(request: Request, ctx: params.admin("baremetal:shards:get"),
+                      version: params.Version) -> dict[str, Any]:
+    if params.minor(version) < 82:
+        raise be.NotFound("The API version does not allow shards")
+    params.query(request, ())
+    # ironic names the nodes without a shard "None", as str() of the database's NULL
+    return {"shards": [{"name": str(shard), "count": count} for shard, count in await service(request).shards(ctx)]}
 
 
 LIST_DOC = params.query_doc(*_FILTERS, *params.PAGING, "fields", "detail")

@@ -1,7 +1,4 @@
-"""/v1/portgroups (from 1.23): bonds of a node's NICs, also listed under /nodes/{node}/portgroups.
-
-The service has no portgroup update, so PATCH is not offered (405).
-"""
+"""/v1/portgroups (from 1.23): bonds of a node's NICs, also listed under /nodes/{node}/portgroups."""
 
 from __future__ import annotations
 
@@ -15,7 +12,7 @@ from tether.api.baremetal import errors, params, ports, views
 from tether.api.baremetal.nodes import service
 from tether.api.baremetal.params import field
 from tether.api.baremetal.ports import port_collection
-from tether.api.deps import json_object
+from tether.api.deps import json_body, json_object
 from tether.api.versions import Microversion
 from tether.domain.baremetal import Portgroup
 from tether.domain.errors import baremetal as be
@@ -34,7 +31,7 @@ PORTGROUP_PROPERTIES = {
     "uuid": field("string", "null"),
 }
 PORTGROUP_SCHEMA = params.body_schema(PORTGROUP_PROPERTIES, ("node_uuid",))
-_EMPTY_AT_CREATE = {"uuid": None, "properties": {}, "physical_network": None, "category": None}
+_EMPTY_AT_CREATE = {"uuid": None, "physical_network": None, "category": None}
 
 
 def _available(version: Microversion, needed: int = 23) -> None:
@@ -139,7 +136,7 @@ async def create_portgroup(request: Request, ctx: params.admin("baremetal:portgr
         portgroup = await service(request).create_portgroup(
             ctx, node_uuid=body["node_uuid"], address=body.get("address"), name=body.get("name"),
             mode=body.get("mode"), standalone_ports_supported=True if standalone is None else standalone,
-            extra=body.get("extra"),
+            extra=body.get("extra"), properties=body.get("properties"),
         )
     except be.NodeNotFound as error:
         raise errors.ReferenceNotFound(message=error.message) from None
@@ -172,6 +169,28 @@ async def list_portgroup_ports_detail(ident: str, request: Request, ctx: params.
     _available(version, 24)
     return await port_collection(request, ctx, version, detail=True, resource=f"portgroups/{ident}/ports/detail",
                                  portgroup=params.uuid_or_name("portgroup", ident))
+
+
+@router.patch("/portgroups/{ident}", openapi_extra=params.PATCH_DOC)
+async def update_portgroup(ident: str, request: Request, ctx: params.admin("baremetal:portgroup:update"),
+                           version: params.Version) -> dict[str, Any]:
+    _available(version)
+    params.query(request, ())
+    patch = await json_body(request)
+    touched = {root for _, root, _ in params.patch_roots(patch)}
+    if touched & {"mode", "properties"} and params.minor(version) < 26:
+        raise errors.NotAcceptable()
+    if touched & {"physical_network", "category"}:
+        raise errors.NotAcceptable()  # 1.102 and 1.103, past Tether's newest microversion
+    for op, root, value in params.patch_roots(patch):
+        if root == "name" and op in ("add", "replace") and value is not None \
+                and not validation.is_logical_name(value):
+            raise be.Invalid(reason=f"Portgroup name {value} is not a valid logical name")
+    try:
+        portgroup = await service(request).update_portgroup(ctx, params.uuid_or_name("portgroup", ident), patch)
+    except be.NodeNotFound as error:
+        raise errors.ReferenceNotFound(message=error.message) from None
+    return body_of(request, portgroup, version)
 
 
 @router.delete("/portgroups/{ident}", status_code=204)

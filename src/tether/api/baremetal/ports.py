@@ -132,11 +132,13 @@ async def port_collection(request: Request, ctx: RequestContext, version: Microv
         ports = await service(request).list_ports(ctx, node=node, query=query)
     elif address:
         ports = await service(request).list_ports(ctx, address=address, query=query)
+    elif shard:
+        ports = await service(request).list_ports(ctx, shards=shard, query=query)
     else:
         ports = await service(request).list_ports(ctx, query=query)
-    # Tether's nodes have no shard and sit in the default ("") conductor group, nor do its ports have
-    # descriptions: those filters keep no port, the marker's neither
-    if shard or groups or args.get("description_contains"):
+    # Tether's nodes sit in the default ("") conductor group, nor do its ports have descriptions:
+    # those filters keep no port, the marker's neither
+    if groups or args.get("description_contains"):
         if page.marker is not None:
             raise be.PortNotFound(port=page.marker)
         ports = []

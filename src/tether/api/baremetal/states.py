@@ -13,11 +13,13 @@ from fastapi import Request, Response
 from tether.api import openapi, paths
 from tether.api.baremetal import errors, params, views
 from tether.api.baremetal.nodes import find_node, service
-from tether.api.deps import json_object
+from tether.api.deps import json_body, json_object
+from tether.api.versions import Microversion
 from tether.domain.baremetal import Node
 from tether.domain.baremetal_states import CLEANING, CLEANWAIT, DEPLOYWAIT, PROVISION_STATES, VERBS
 from tether.domain.errors import baremetal as be
 from tether.domain.state_machine import IllegalTransition
+from tether.services.context import RequestContext
 
 router = paths.router("baremetal")
 
@@ -42,6 +44,7 @@ _PROVISION_DOC = openapi.extra(openapi.json_body(openapi.obj({
     "deploy_steps": {"type": "array"}, "service_steps": {"type": "array"}, "rescue_password": openapi.STRING,
     "disable_ramdisk": {"type": "boolean"}, "runbook": openapi.STRING,
 }, ["target"])))
+_RAID_DOC = openapi.extra(openapi.json_body({"type": "object"}))
 _POWER_DOC = openapi.extra(openapi.json_body(openapi.obj({
     "target": {"type": "string", "enum": list(POWER_TARGETS)}, "timeout": {"type": "integer"}}, ["target"])))
 
@@ -87,6 +90,24 @@ def _check_clean_steps(steps: list[Any]) -> None:
             problem = f"{step['args']!r} is not of type 'object'"
         if problem:
             raise be.InvalidParameterValue(err=f"Invalid clean_steps: {problem}")
+
+
+async def _runbook_steps(request: Request, ctx: RequestContext, node: Node, version: Microversion, target: str,
+                         body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The clean steps a runbook stands for (ironic's _handle_runbook, before 1.112's runbook traits)."""
+    params.require(version, 92)
+    runbook = await service(request).runbooks.get(ctx, params.uuid_or_name("runbook", body["runbook"]))
+    if runbook.name not in node.traits:
+        raise be.Invalid(reason=f"This runbook has not been approved for use on this node {node.uuid}. Please ask "
+                                "an administrator to add it to your node traits.")
+    if target == "clean":
+        if body.get("clean_steps"):
+            raise be.Invalid(reason='Please provide either "clean_steps" or a runbook, but not both.')
+        return [{"interface": step["interface"], "step": step["step"], "args": step["args"],
+                 "order": step["order"]} for step in runbook.steps]
+    # servicing is not a verb Tether's nodes take, so a runbook only ever stands for clean steps
+    raise be.Invalid(reason="\"runbooks\" is only valid when setting target provision state to any of "
+                            "['clean', 'service']")
 
 
 def _actionable(node: Node, target: str) -> bool:
@@ -138,14 +159,13 @@ async def set_provision_state(ident: str, request: Request,
         if isinstance(configdrive, dict) and params.minor(version) < 56:
             raise be.Invalid(reason="Providing a JSON object for configdrive is only supported starting with "
                                     "API version 1.56")
+    clean_steps = body.get("clean_steps")
     if body.get("runbook"):
-        params.require(version, 92)
-        raise errors.Unsupported(what="runbooks")
+        clean_steps = await _runbook_steps(request, ctx, node, version, target, body)
     if body.get("disable_ramdisk") is not None:
         if target != "clean":
             raise be.Invalid(reason="disable_ramdisk is supported only with manual cleaning or servicing")
         params.require(version, 70)
-    clean_steps = body.get("clean_steps")
     if clean_steps and target != "clean":
         raise be.Invalid(reason='"clean_steps" is only valid when setting target provision state to clean')
     if body.get("deploy_steps"):
@@ -165,6 +185,22 @@ async def set_provision_state(ident: str, request: Request,
         _check_clean_steps(clean_steps)
     await service(request).set_provision_state(ctx, node.uuid, target)
     return Response(status_code=202, headers=_states_location(request, ident))
+
+
+@router.put("/nodes/{ident}/states/raid", status_code=204, openapi_extra=_RAID_DOC)
+async def set_raid_config(ident: str, request: Request, ctx: params.admin("baremetal:node:set_raid_state"),
+                          version: params.Version) -> Response:
+    body = await json_body(request)
+    if not isinstance(body, dict):
+        raise be.InvalidParameterValue(err=f"Expected types dict for target_raid_config: {body}")
+    node = await find_node(request, ctx, ident, version)
+    params.require(version, 12)
+    try:
+        await service(request).set_target_raid_config(ctx, node.uuid, body)
+    except be.UnsupportedDriverExtension as error:
+        # ironic: 404, "because RAID is a standard interface and all drivers might not have it"
+        raise be.NotFound(error.message) from None
+    return Response(status_code=204)
 
 
 @router.put("/nodes/{ident}/states/power", status_code=202, openapi_extra=_POWER_DOC)

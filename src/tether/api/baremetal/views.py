@@ -111,14 +111,14 @@ def node_values(node: Node, conductor: str) -> dict[str, Any]:
         "driver_internal_info": {}, "extra": node.extra, "properties": node.properties,
         "console_enabled": node.console_enabled, "chassis_uuid": node.chassis_uuid, "inspection_started_at": None,
         "inspection_finished_at": None, "clean_step": {}, "deploy_step": {}, "service_step": {},
-        "raid_config": {}, "target_raid_config": {},
+        "raid_config": {}, "target_raid_config": node.target_raid_config,
         **{name: getattr(node, name) for name in INTERFACE_FIELDS}, "resource_class": node.resource_class,
         "traits": list(node.traits), "fault": None, "conductor_group": "", "automated_clean": None,
         "protected": node.protected, "protected_reason": node.protected_reason, "conductor": conductor,
         "owner": node.owner, "lessee": node.lessee, "description": node.description,
         "allocation_uuid": node.allocation_uuid, "retired": node.retired, "retired_reason": node.retired_reason,
         "network_data": {},
-        "boot_mode": None, "secure_boot": None, "shard": None, "parent_node": None,
+        "boot_mode": None, "secure_boot": None, "shard": node.shard, "parent_node": None,
         "disable_power_off": False, "instance_name": None, "health": None,
     }
 
@@ -163,7 +163,7 @@ def node_states(node: Node, version: Microversion) -> dict[str, Any]:
     if params.minor(version) < 2 and states["provision_state"] == AVAILABLE:
         states["provision_state"] = None
     if params.minor(version) >= 12:
-        states.update(raid_config={}, target_raid_config={})
+        states.update(raid_config={}, target_raid_config=node.target_raid_config)
     if params.minor(version) >= 75:
         states.update(boot_mode=None, secure_boot=None)
     return states
@@ -211,7 +211,8 @@ def portgroup_values(portgroup: Portgroup) -> dict[str, Any]:
         "uuid": portgroup.uuid, "address": portgroup.address, "name": portgroup.name,
         "node_uuid": portgroup.node_uuid, "standalone_ports_supported": portgroup.standalone_ports_supported,
         "internal_info": portgroup.internal_info, "extra": portgroup.extra, "mode": portgroup.mode,
-        "properties": {}, "physical_network": None, "category": None, "dynamic_portgroup": False,
+        "properties": portgroup.properties, "physical_network": portgroup.physical_network,
+        "category": portgroup.category, "dynamic_portgroup": False,
         "created_at": iso(portgroup.created_at), "updated_at": iso(portgroup.updated_at),
     }
 

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import Request, Response
 
 from tether.api import openapi, paths
-from tether.api.baremetal import params
+from tether.api.baremetal import errors, params
 from tether.api.baremetal.nodes import service
 from tether.api.deps import json_object
 from tether.api.versions import Microversion
@@ -59,7 +59,14 @@ async def attach_vif(ident: str, request: Request,
 
 @router.delete("/nodes/{ident}/vifs", status_code=204, include_in_schema=False)
 async def detach_no_vif(ident: str) -> Response:
-    raise be.NotFound("The resource could not be found.")  # ironic: a detach names its VIF
+    # ironic's args.validate: the detach's vif_id is a mandatory argument
+    raise be.InvalidParameterValue(err="Missing mandatory parameter: vif_id")
+
+
+@router.delete("/nodes/{ident}/vifs/", status_code=204, include_in_schema=False)
+async def detach_empty_vif(ident: str, ctx: params.admin("baremetal:node:vif:detach")) -> Response:
+    # ironic routes the trailing slash to its detach with an empty VIF id, which is no UUID or name
+    raise errors.InvalidUuidOrName(what="vif_id", value="")
 
 
 @router.delete("/nodes/{ident}/vifs/{vif_id}", status_code=204)

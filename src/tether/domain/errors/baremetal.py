@@ -227,3 +227,67 @@ class UnsupportedDriverExtension(Invalid):
 
 class PortAlreadyExists(Conflict):
     template = "A port with UUID {uuid} already exists."
+
+
+class VolumeConnectorNotFound(NotFound):
+    template = "Volume connector {connector} could not be found."
+
+
+class VolumeConnectorAlreadyExists(Conflict):
+    template = "A volume connector with UUID {uuid} already exists."
+
+
+class VolumeConnectorTypeAndIdAlreadyExists(Conflict):
+    template = "A volume connector with type {type} and connector ID {connector_id} already exists."
+
+
+class VolumeTargetNotFound(NotFound):
+    template = "Volume target {target} could not be found."
+
+
+class VolumeTargetAlreadyExists(Conflict):
+    template = "A volume target with UUID {uuid} already exists."
+
+
+class VolumeTargetBootIndexAlreadyExists(Conflict):
+    template = "A volume target with boot index '{boot_index}' for the same node already exists."
+
+
+class DeployTemplateNotFound(NotFound):
+    template = "Deploy template {template} could not be found."
+
+
+class DeployTemplateAlreadyExists(Conflict):
+    template = "A deploy template with UUID {uuid} already exists."
+
+
+class DeployTemplateDuplicateName(Conflict):
+    template = "A deploy template with name {name} already exists."
+
+
+class InvalidDeployTemplate(Invalid):
+    template = "Deploy template invalid: {err}."
+
+
+class RunbookNotFound(NotFound):
+    template = "Runbook {runbook} could not be found."
+
+
+class RunbookAlreadyExists(Conflict):
+    template = "A runbook with UUID {uuid} already exists."
+
+
+class RunbookDuplicateName(Conflict):
+    template = "A runbook with name {name} already exists."
+
+
+class BIOSSettingNotFound(NotFound):
+    template = "Node {node} doesn't have a BIOS setting '{name}'"
+
+
+class InspectionRuleNotFound(NotFound):
+    template = "Rule {rule} could not be found."
+
+
+class InspectionRuleAlreadyExists(Conflict):
+    template = "A rule with UUID {uuid} already exists."

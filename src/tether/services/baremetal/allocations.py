@@ -34,7 +34,7 @@ from tether.store import repos
 from tether.store.database import Store, StoreConnection
 
 # ironic's states.UPDATE_ALLOWED_STATES, as far as Tether has them.
-_UPDATE_ALLOWED_STATES = (DEPLOYFAIL, "clean failed", ERROR)
+_UPDATE_ALLOWED_STATES = (DEPLOYFAIL, "clean failed", "inspect failed", ERROR)
 
 
 class AllocationFailed(Exception):

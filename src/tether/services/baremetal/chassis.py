@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +13,7 @@ from tether.domain.ids import is_uuid_like, new_uuid
 from tether.runtime.runtime import Runtime
 from tether.services.baremetal import validation
 from tether.services.baremetal.access import require_admin
+from tether.services.baremetal.patches import apply_patch, changed
 from tether.services.context import RequestContext
 from tether.store import repos
 from tether.store.database import Store
@@ -55,6 +57,23 @@ class ChassisRegistry:
         require_admin(ctx, "baremetal:chassis:get")
         async with self.store.begin() as conn:
             return await repos.chassis.find(conn, order_by=("created_at", "uuid"))
+
+    async def update_chassis(self, ctx: RequestContext, uuid: str, patch: list[dict[str, Any]]) -> Chassis:
+        require_admin(ctx, "baremetal:chassis:update")
+        chassis = await self.get_chassis(ctx, uuid)
+        current = dataclasses.asdict(chassis)
+        changes = changed(current, apply_patch(current, patch, writable={"description": None, "extra": {}}))
+        if "description" in changes:
+            validation.optional_text(changes["description"], "description", 255)
+        if "extra" in changes:
+            changes["extra"] = validation.mapping(changes["extra"], "extra")
+        if not changes:
+            return chassis
+        changes["updated_at"] = self.rt.now()
+        async with self.store.begin() as conn:
+            if not await repos.chassis.update(conn, chassis.uuid, **changes):
+                raise be.ChassisNotFound(chassis=uuid)
+        return dataclasses.replace(chassis, **changes)
 
     async def delete_chassis(self, ctx: RequestContext, uuid: str) -> None:
         require_admin(ctx, "baremetal:chassis:delete")

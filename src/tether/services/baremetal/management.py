@@ -12,7 +12,7 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from tether.domain.baremetal import Node
-from tether.domain.baremetal_drivers import BOOT_DEVICES, INTERFACES
+from tether.domain.baremetal_drivers import BOOT_DEVICES, INTERFACES, RAID_CONFIG_SCHEMA
 from tether.domain.errors import baremetal as be
 from tether.drivers.hardware import FakeHardware
 from tether.runtime.runtime import Runtime
@@ -32,6 +32,20 @@ def unsupported(node: Node, kind: str) -> str | None:
     if str(getattr(node, f"{kind}_interface")).startswith("no-"):
         return be.UnsupportedDriverExtension(driver=node.driver, extension=kind).message
     return None
+
+
+def _check_raid_config(config: dict[str, Any]) -> None:
+    """ironic's raid.validate_configuration: its schema, then at most one root volume."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    error = best_match(Draft202012Validator(RAID_CONFIG_SCHEMA).iter_errors(config))
+    if error is not None:
+        raise be.InvalidParameterValue(err=f"RAID config validation error: {error.message}")
+    roots = sum(bool(disk.get("is_root_volume")) for disk in config["logical_disks"])
+    if roots > 1:
+        raise be.InvalidParameterValue(err=f"Raid config cannot have more than one root volume. {roots} root "
+                                           "volumes were specified")
 
 
 @dataclass(eq=False)
@@ -85,6 +99,20 @@ class Management:
             if node.console_enabled != enabled:
                 async with self.store.begin() as conn:
                     await repos.nodes.update(conn, node.uuid, console_enabled=enabled, updated_at=self.rt.now())
+
+    # -- RAID ----------------------------------------------------------------------
+
+    async def set_target_raid_config(self, ctx: RequestContext, ident: str, config: dict[str, Any]) -> None:
+        """Keep the RAID layout an operator asks for; an empty one clears it (ironic's set_target_raid_config)."""
+        require_admin(ctx, "baremetal:node:set_raid_state")
+        async with self.lock.locked(ident) as node:
+            reason = unsupported(node, "raid")
+            if reason is not None:
+                raise be.UnsupportedDriverExtension(reason)
+            if config:
+                _check_raid_config(config)
+            async with self.store.begin() as conn:
+                await repos.nodes.update(conn, node.uuid, target_raid_config=config, updated_at=self.rt.now())
 
     # -- validate ------------------------------------------------------------------
 

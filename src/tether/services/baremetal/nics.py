@@ -29,6 +29,12 @@ _PORT_WRITABLE = {
     "portgroup_uuid": None, "extra": {},
 }
 _PORT_INTERNAL = ("node_uuid", "internal_info")
+# ironic's portgroup PATCH_ALLOWED_FIELDS up to Tether's newest microversion (physical_network and
+# category come with 1.102 and 1.103).
+_PORTGROUP_WRITABLE = {
+    "address": None, "extra": {}, "mode": None, "name": None, "node_uuid": None, "properties": {},
+    "standalone_ports_supported": True,
+}
 # Changing these under an attached VIF would leave the network port describing another NIC.
 _PORT_WIRING = ("address", "physical_network", "portgroup_uuid")
 
@@ -147,22 +153,26 @@ class Nics:
         node: str | None = None,
         address: str | None = None,
         portgroup: str | None = None,
+        shards: list[str] | None = None,
         query: ListQuery | None = None,
     ) -> list[NodePort]:
         """Every port the filters pick in creation order, or with ``query`` one page of them, paged in the
         database; its marker must be a port the filters keep (PortNotFound otherwise, as ironic answers)."""
         require_admin(ctx, "baremetal:port:list")
-        filters: dict[str, Any] = {}
+        filters: dict[str, list[Any]] = {}
         if address is not None:
-            filters["address"] = validation.mac_address(address)
+            filters["address"] = [validation.mac_address(address)]
         async with self.store.begin() as conn:
             if node is not None:
-                filters["node_uuid"] = (await get_node(conn, node)).uuid
+                filters["node_uuid"] = [(await get_node(conn, node)).uuid]
             if portgroup is not None:
-                filters["portgroup_uuid"] = (await self._get_portgroup(conn, portgroup)).uuid
+                filters["portgroup_uuid"] = [(await self._get_portgroup(conn, portgroup)).uuid]
+            if shards is not None:
+                # the ports of the nodes in those shards (ironic joins the node table)
+                filters["node_uuid"] = [found.uuid for found in await repos.nodes.find(conn, shard=shards)]
             if query is None:
                 return await repos.node_ports.find(conn, order_by=("created_at", "uuid"), **filters)
-            query = query._replace(filters={**query.filters, **{name: [value] for name, value in filters.items()}})
+            query = query._replace(filters={**query.filters, **filters})
             marker = None
             if query.marker is not None:
                 marker = await repos.node_ports.listed_marker(conn, query)
@@ -235,8 +245,10 @@ class Nics:
         mode: str | None = None,
         standalone_ports_supported: bool = True,
         extra: dict[str, Any] | None = None,
+        properties: dict[str, Any] | None = None,
     ) -> Portgroup:
         require_admin(ctx, "baremetal:portgroup:create")
+        properties = validation.mapping(properties, "properties")
         mac = validation.mac_address(address) if address is not None else None
         name = validation.logical_name(name)
         mode = validation.optional_text(mode, "mode")
@@ -251,7 +263,7 @@ class Nics:
                 raise be.PortgroupDuplicateName(name=name)
             portgroup = Portgroup(
                 uuid=new_uuid(self.rng), node_uuid=node.uuid, name=name, address=mac, mode=mode,
-                standalone_ports_supported=standalone_ports_supported, extra=extra,
+                standalone_ports_supported=standalone_ports_supported, extra=extra, properties=properties,
                 created_at=now, updated_at=now,
             )
             await repos.portgroups.add(conn, portgroup)
@@ -273,6 +285,53 @@ class Nics:
             if node is not None:
                 filters["node_uuid"] = (await get_node(conn, node)).uuid
             return await repos.portgroups.find(conn, order_by=("created_at", "uuid"), **filters)
+
+    async def update_portgroup(self, ctx: RequestContext, ident: str, patch: list[dict[str, Any]]) -> Portgroup:
+        require_admin(ctx, "baremetal:portgroup:update")
+        portgroup = await self.get_portgroup(ctx, ident)
+        async with self.lock.locked(portgroup.node_uuid):
+            async with self.store.begin() as conn:
+                portgroup = await self._get_portgroup(conn, portgroup.uuid)
+            current = dataclasses.asdict(portgroup)
+            patched = apply_patch(current, patch, writable=_PORTGROUP_WRITABLE, internal=("internal_info",),
+                                  mandatory=("node_uuid",))
+            changes = changed(current, patched)
+            if changes.get("address") is not None:
+                changes["address"] = validation.mac_address(changes["address"])
+            if "name" in changes:
+                validation.logical_name(changes["name"])
+            if "mode" in changes:
+                validation.optional_text(changes["mode"], "mode")
+            if "standalone_ports_supported" in changes:
+                validation.boolean(changes["standalone_ports_supported"], "standalone_ports_supported")
+            for field in ("extra", "properties"):
+                if field in changes:
+                    changes[field] = validation.mapping(changes[field], field)
+            changes = {name: value for name, value in changes.items() if value != current[name]}
+            if not changes:
+                return portgroup
+            if portgroup.vif is not None and "address" in changes:
+                raise be.InvalidState(
+                    f"Cannot update address of portgroup {portgroup.uuid} while VIF {portgroup.vif} is attached to it"
+                )
+            changes["updated_at"] = self.rt.now()
+            try:
+                async with self.store.begin() as conn:
+                    if "node_uuid" in changes:
+                        changes["node_uuid"] = (await get_node(conn, validation.uuid_value(changes["node_uuid"]))).uuid
+                        # ironic moves a portgroup to another node only once it has no ports
+                        if await repos.node_ports.count(conn, portgroup_uuid=portgroup.uuid):
+                            raise be.PortgroupNotEmpty(portgroup=portgroup.uuid)
+                    if changes.get("address") is not None and \
+                            await repos.portgroups.first(conn, address=changes["address"]) is not None:
+                        raise be.PortgroupMACAlreadyExists(mac=changes["address"])
+                    if changes.get("name") is not None and \
+                            await repos.portgroups.first(conn, name=changes["name"]) is not None:
+                        raise be.PortgroupDuplicateName(name=changes["name"])
+                    await repos.portgroups.update(conn, portgroup.uuid, **changes)
+            except IntegrityError:
+                raise be.PortgroupMACAlreadyExists(mac=changes.get("address")) from None
+            return dataclasses.replace(portgroup, **changes)
 
     async def delete_portgroup(self, ctx: RequestContext, ident: str) -> None:
         require_admin(ctx, "baremetal:portgroup:delete")

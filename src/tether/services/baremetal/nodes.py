@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
-from tether.domain.baremetal import Node
+from tether.domain.baremetal import Node, NodeHistoryEvent
 from tether.domain.baremetal_drivers import HARDWARE_TYPE, INTERFACE_FIELDS, check_driver, interfaces_with_defaults
 from tether.domain.baremetal_states import (
     ACTIVE,
@@ -31,7 +31,7 @@ from tether.runtime.runtime import Runtime
 from tether.services.baremetal import validation
 from tether.services.baremetal.access import require_admin
 from tether.services.baremetal.jobs import ConductorJobs
-from tether.services.baremetal.lookup import NodeLookup
+from tether.services.baremetal.lookup import NodeLookup, get_node
 from tether.services.baremetal.node_lock import NodeLock
 from tether.services.baremetal.patches import apply_patch, changed
 from tether.services.baremetal.provisioning import Provisioning
@@ -48,6 +48,7 @@ _WRITABLE = {
     "driver_info": {}, "resource_class": None, "maintenance": False, "chassis_uuid": None,
     "driver": HARDWARE_TYPE, **dict.fromkeys(INTERFACE_FIELDS), "description": None, "owner": None,
     "lessee": None, "protected": False, "protected_reason": None, "retired": False, "retired_reason": None,
+    "shard": None,
 }
 # ironic's NodePatchType.internal_attrs that Tether's nodes have.
 _INTERNAL = (
@@ -58,7 +59,8 @@ _INTERNAL = (
 # ironic's conductor: the states in which a node's interfaces (and an active node's resource class) may change.
 _INTERFACE_UPDATE_STATES = (ENROLL, MANAGEABLE, AVAILABLE)
 # Free text fields and their longest value.
-_TEXTS = {"description": 4096, "owner": 255, "lessee": 255, "protected_reason": 255, "retired_reason": 255}
+_TEXTS = {"description": 4096, "owner": 255, "lessee": 255, "protected_reason": 255, "retired_reason": 255,
+          "shard": 255}
 
 
 @dataclass(eq=False)
@@ -170,6 +172,20 @@ class Nodes:
                 if marker is None:
                     raise be.NodeNotFound(node=query.marker)
             return await repos.nodes.page(conn, query, marker=marker)
+
+    async def history(self, ctx: RequestContext, ident: str) -> list[NodeHistoryEvent]:
+        """The errors the node met, oldest first (ironic's node history)."""
+        require_admin(ctx, "baremetal:node:history:get")
+        async with self.store.begin() as conn:
+            node = await get_node(conn, ident)
+            return await repos.node_history.find(conn, order_by=("created_at", "uuid"), node_uuid=node.uuid)
+
+    async def shards(self, ctx: RequestContext) -> list[tuple[str | None, int]]:
+        """Each shard (None for the nodes in none) with its number of nodes, the largest first."""
+        require_admin(ctx, "baremetal:shards:get")
+        async with self.store.begin() as conn:
+            counted = await repos.nodes.tally(conn, ("shard",))
+        return sorted(((shard, count) for shard, count in counted), key=lambda pair: pair[1], reverse=True)
 
     async def update_node(
         self, ctx: RequestContext, ident: str, patch: list[dict[str, Any]], *, reset_interfaces: bool = False
@@ -307,6 +323,9 @@ class Nodes:
                 await repos.node_ports.delete_where(conn, node_uuid=node.uuid)
                 await repos.portgroups.delete_where(conn, node_uuid=node.uuid)
                 await repos.allocations.delete_where(conn, node_uuid=node.uuid)
+                await repos.volume_connectors.delete_where(conn, node_uuid=node.uuid)
+                await repos.node_history.delete_where(conn, node_uuid=node.uuid)
+                await repos.volume_targets.delete_where(conn, node_uuid=node.uuid)
                 await repos.nodes.delete(conn, node.uuid)
             # Any job still waiting on the node finds it gone (rule 3) and ends.
             self.jobs.retire(node.uuid)

@@ -20,6 +20,7 @@ from tether.domain.baremetal_states import (
     DELETING,
     DEPLOYING,
     DEPLOYWAIT,
+    INSPECTING,
     MANAGEABLE,
     PROVISION_STATES,
     TRANSIENT_STATES,
@@ -32,7 +33,7 @@ from tether.services.baremetal.cleaning import CLEAN_TIMEOUT_ERROR, Cleaning
 from tether.services.baremetal.deploy import Deploy
 from tether.services.baremetal.jobs import ConductorJobs
 from tether.services.baremetal.lookup import NodeLookup
-from tether.services.baremetal.node_lock import NodeLock
+from tether.services.baremetal.node_lock import NodeHold, NodeLock
 from tether.services.baremetal.teardown import Teardown
 from tether.services.baremetal.transitions import NodeChanged, Transitions, refuse_illegal
 from tether.services.baremetal.vifs import Vifs
@@ -48,6 +49,7 @@ _TIMED_OUT = {
     DELETING: "Failed to tear down: timeout reached while tearing down node {node}",
     CLEANING: CLEAN_TIMEOUT_ERROR,
     CLEANWAIT: CLEAN_TIMEOUT_ERROR,
+    INSPECTING: "Timeout reached while inspecting the node. Please retry the inspection.",
 }
 
 
@@ -88,6 +90,8 @@ class Provisioning:
             raise be.NodeProtected(node=node.uuid)
         if event == "provide" and node.retired:
             raise be.NodeIsRetired(op="providing", node=node.uuid)
+        if event == "inspect" and node.inspect_interface == "no-inspect":
+            raise be.UnsupportedDriverExtension(driver=node.driver, extension="inspect")
 
     async def _start_provisioning(self, node: Node, event: str) -> Node:
         if event == "abort":
@@ -95,7 +99,7 @@ class Provisioning:
             return await self.transitions.apply(node, event, last_error=reason.format(node=node.uuid))
         if event == "manage":
             return await self.transitions.apply(node, event, last_error=None)
-        if event in ("provide", "clean"):
+        if event in ("provide", "clean", "inspect"):
             target = AVAILABLE if event == "provide" else MANAGEABLE
             node = await self.transitions.apply(node, event, target=target, last_error=None)
         else:  # deploy, rebuild, delete
@@ -111,6 +115,18 @@ class Provisioning:
             self.jobs.start(node.uuid, "teardown", self.teardown.job)
         elif node.provision_state in (CLEANING, CLEANWAIT):
             self.jobs.start(node.uuid, "clean", partial(self.cleaning.job, resume=resume))
+        elif node.provision_state == INSPECTING:
+            self.jobs.start(node.uuid, "inspect", self._inspect)
+
+    async def _inspect(self, uuid: str, token: object) -> None:
+        """fake-hardware's inspection: ironic's fake inspect interface finds nothing to record and is done."""
+        hold = NodeHold(self.lock, uuid)
+        try:
+            await hold.take()
+            node = await self.jobs.current(uuid, token, (INSPECTING,))
+            await self.transitions.apply(node, "done")
+        finally:
+            await hold.give()
 
     async def resume_conductor_jobs(self) -> None:
         """After a restart: forget the dead process's locks and give every transient node its job back.

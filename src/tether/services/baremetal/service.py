@@ -17,6 +17,7 @@ from tether.services.baremetal.chassis import ChassisRegistry
 from tether.services.baremetal.claims import Claims
 from tether.services.baremetal.cleaning import Cleaning
 from tether.services.baremetal.deploy import Deploy
+from tether.services.baremetal.inspection_rules import InspectionRules
 from tether.services.baremetal.jobs import ConductorJobs
 from tether.services.baremetal.lookup import NodeLookup
 from tether.services.baremetal.management import Management
@@ -24,11 +25,13 @@ from tether.services.baremetal.nics import Nics
 from tether.services.baremetal.node_lock import NodeLock
 from tether.services.baremetal.nodes import Nodes
 from tether.services.baremetal.provisioning import Provisioning
+from tether.services.baremetal.step_sets import DEPLOY_TEMPLATES, RUNBOOKS, StepSets
 from tether.services.baremetal.steps import BaremetalSteps
 from tether.services.baremetal.teardown import Teardown
 from tether.services.baremetal.traits import NodeTraits
 from tether.services.baremetal.transitions import Transitions, node_key
 from tether.services.baremetal.vifs import Vifs
+from tether.services.baremetal.volumes import Volumes
 from tether.store.database import Store
 
 if TYPE_CHECKING:
@@ -58,7 +61,7 @@ class BaremetalService:
 
         lookup = NodeLookup(store)
         lock = NodeLock(store, runtime, lookup, host=self.host)
-        transitions = Transitions(store, runtime)
+        transitions = Transitions(store, runtime, rng, host=self.host)
         # The registry of conductor jobs; the race explorer instruments its ``tokens``.
         self.jobs = jobs = ConductorJobs(store, runtime)
         vifs = Vifs(store, runtime, rng, network=network, lookup=lookup, lock=lock, release_port=steps.release_port)
@@ -76,6 +79,11 @@ class BaremetalService:
         traits = NodeTraits(store, runtime, lookup, lock)
         management = Management(store, runtime, hardware=hardware, lookup=lookup, lock=lock)
         allocations = Allocations(store, runtime, rng, lookup=lookup, lock=lock)
+        volumes = Volumes(store, runtime, rng, lock=lock)
+        # deploy templates and runbooks: their own operations (get, list, create, update, delete)
+        self.deploy_templates = StepSets(store, runtime, rng, DEPLOY_TEMPLATES)
+        self.runbooks = StepSets(store, runtime, rng, RUNBOOKS)
+        self.inspection_rules = InspectionRules(store, runtime, rng)
 
         # what the other services and the harness use
         self.find_node = lookup.find
@@ -85,6 +93,8 @@ class BaremetalService:
         self.get_node = nodes.get_node
         self.list_nodes = nodes.list_nodes
         self.page_nodes = nodes.page_nodes
+        self.shards = nodes.shards
+        self.node_history = nodes.history
         self.update_node = nodes.update_node
         self.delete_node = nodes.delete_node
         self.set_maintenance = nodes.set_maintenance
@@ -98,11 +108,13 @@ class BaremetalService:
         self.create_portgroup = nics.create_portgroup
         self.get_portgroup = nics.get_portgroup
         self.list_portgroups = nics.list_portgroups
+        self.update_portgroup = nics.update_portgroup
         self.delete_portgroup = nics.delete_portgroup
         # chassis
         self.create_chassis = chassis.create_chassis
         self.get_chassis = chassis.get_chassis
         self.list_chassis = chassis.list_chassis
+        self.update_chassis = chassis.update_chassis
         self.delete_chassis = chassis.delete_chassis
         # traits
         self.list_traits = traits.list_traits
@@ -116,12 +128,24 @@ class BaremetalService:
         self.get_console = management.get_console
         self.set_console = management.set_console
         self.validate_node = management.validate
+        self.set_target_raid_config = management.set_target_raid_config
         # allocations
         self.list_allocations = allocations.list_allocations
         self.get_allocation = allocations.get_allocation
         self.create_allocation = allocations.create_allocation
         self.update_allocation = allocations.update_allocation
         self.delete_allocation = allocations.delete_allocation
+        # volume connectors and targets
+        self.create_volume_connector = volumes.create_connector
+        self.get_volume_connector = volumes.get_connector
+        self.list_volume_connectors = volumes.list_connectors
+        self.update_volume_connector = volumes.update_connector
+        self.delete_volume_connector = volumes.delete_connector
+        self.create_volume_target = volumes.create_target
+        self.get_volume_target = volumes.get_target
+        self.list_volume_targets = volumes.list_targets
+        self.update_volume_target = volumes.update_target
+        self.delete_volume_target = volumes.delete_target
         # VIFs
         self.vif_list = vifs.vif_list
         self.vif_attach = vifs.vif_attach

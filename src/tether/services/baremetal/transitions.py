@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+import random
+from dataclasses import dataclass, field
 from typing import Any
 
-from tether.domain.baremetal import Node
-from tether.domain.baremetal_states import PROVISION_STATES
+from tether.domain.baremetal import Node, NodeHistoryEvent
+from tether.domain.baremetal_states import (
+    CLEANING,
+    CLEANWAIT,
+    DELETING,
+    DEPLOYING,
+    DEPLOYWAIT,
+    INSPECTING,
+    PROVISION_STATES,
+)
 from tether.domain.errors import baremetal as be
 from tether.domain.events import NodeStateChanged
+from tether.domain.ids import new_uuid
 from tether.domain.state_machine import IllegalTransition
 from tether.runtime.runtime import Runtime
 from tether.store import repos
@@ -37,10 +47,18 @@ def refuse_illegal(node: Node, target: str, event: str) -> None:
         ) from None
 
 
+# ironic's history event type for an error met in each state (its states.DEPLOYING, CLEANING, ...).
+_EVENT_TYPES = {DEPLOYING: "deploying", DEPLOYWAIT: "deploying", CLEANING: "cleaning", CLEANWAIT: "cleaning",
+                DELETING: "unprovision", INSPECTING: "introspection"}
+
+
 @dataclass(eq=False)
 class Transitions:
     store: Store
     rt: Runtime
+    rng: random.Random = field(default_factory=random.Random)
+    # The conductor's name, recorded with each error in the node's history.
+    host: str | None = None
 
     async def apply(self, node: Node, event: str, *, target: Any = _AUTO, **changes: Any) -> Node:
         """Apply ``event`` to the node's provision state, only if nobody changed it meanwhile."""
@@ -59,6 +77,12 @@ class Transitions:
             )
             if changed:
                 uow.emit(NodeStateChanged(node.uuid, event, node.provision_state, new_state))
+                if changes.get("last_error"):
+                    # ironic's node_history_record: each error a node meets is kept, not only the last
+                    await repos.node_history.add(uow, NodeHistoryEvent(
+                        uuid=new_uuid(self.rng), node_uuid=node.uuid, event=changes["last_error"],
+                        event_type=_EVENT_TYPES.get(node.provision_state, "transition"), conductor=self.host,
+                        created_at=now))
         if not changed:
             raise NodeChanged(node.uuid)
         self.rt.note(f"node {node.uuid}: {node.provision_state} -> {new_state} ({event})")
