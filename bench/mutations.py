@@ -56,7 +56,7 @@ MODULES: dict[str, Oracle] = {
     "domain/invariants.py": Oracle(("tests/test_invariants.py", "tests/test_user_resources_kept.py",
                                     "tests/test_explore_replies.py"),
                                    "not explorer and not scenario and not correct_build and not the_user_deletes"),
-    "domain/replies.py": Oracle(("tests/test_explore_replies.py",),
+    "domain/replies.py": Oracle(("tests/test_replies.py", "tests/test_explore_replies.py"),
                                 "not explorer and not scenario and not correct_build"),
     # rule 1 and the backstop: the reconcilers, each explored on its planted disagreement
     "reconcile/nodes.py": Oracle(("tests/test_explore_protections.py",),

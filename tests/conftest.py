@@ -89,3 +89,21 @@ def sdk(live_cloud):
     connection = live_cloud.connect("tether")
     yield connection
     connection.close()
+
+
+# With ``--dist loadgroup`` (pyproject's addopts) a test shares a worker with the rest of its module only
+# when it must: when it uses a fixture made once per module or class (a live ``tether serve``, a seeded
+# cloud). Every other test is handed out on its own, so one file of long independent tests (a crash at
+# every checkpoint of every scenario, on two backends) is spread over the workers instead of queuing on one.
+_SHARED_SCOPES = frozenset({"module", "class", "package"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None:
+            continue
+        if any(definitions and definitions[-1].scope in _SHARED_SCOPES
+               for definitions in info.name2fixturedefs.values()):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))

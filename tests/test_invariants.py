@@ -511,3 +511,31 @@ def test_a_skipped_vif_or_node_does_not_end_the_search() -> None:
     unassociated_first = Snapshot(now=0.0, instances=[bare_metal(deleted=True)],
                                   nodes=[node("node-0"), node(instance="bm-1")])
     assert found(inv.association(unassociated_first)) == [("association", {"node": "node-1", "instance": "bm-1"})]
+
+
+def test_more_values_read_from_a_store_and_the_other_side_of_each_deadline() -> None:
+    interface = port("if", device_id="r-1", device_owner=fresh(ROUTER_INTERFACE_OWNER), fixed_ips=[])
+    assert len(inv.router_interface(Snapshot(now=0.0, ports=[interface], routers=[Router(id="r-1", name="r",
+                                                                                           project_id="p")],
+                                             subnet_ids=set()))) == 1
+    assert inv.stale_vif(Snapshot(now=0.0, **deployed(ports=[port(device_id=fresh("bm-1"))]))) == []
+    building = bare_metal(vm_state=vm.BUILDING)
+    assert inv.stuck_transient(Snapshot(now=0.0, instances=[building],
+                                        nodes=[node(instance=fresh("bm-1"), provision_state=bms.DEPLOYING)])) == []
+    stack = Stack(id="s-1", name="web", project_id="p", user_id="u", state="CREATE_IN_PROGRESS", deadline=10.0)
+    assert inv.stuck_transient(Snapshot(now=9.0, stacks=[stack])) == []
+    # an address held on a network whose id sorts before the port's is as wrong as one after it
+    held = IpAllocation("sub", "10.0.0.5", "aaa", "port-1")
+    assert len(inv.ip_allocation(Snapshot(now=0.0, ports=[port()], ip_allocations=[held]))) == 1
+
+
+def test_skipped_ports_and_servers_do_not_end_their_loops() -> None:
+    stack_port = port("a", created_by=CREATED_BY_ORCHESTRATION, created_for="s/p", mac="fa:16:3e:00:00:0a")
+    users = port("b", mac="fa:16:3e:00:00:0b")
+    orphan = port("c", device_id="vm-gone", mac="fa:16:3e:00:00:0c")
+    found_ports = [v.resources["port"] for v in inv.orphan_port(
+        Snapshot(now=0.0, ports=[users, stack_port, orphan], orchestration_ports={"a": "s"}))]
+    assert found_ports == ["c"]
+    resting_last = Snapshot(now=0.0, instances=[server("vm-0", vm_state=vm.STOPPED), server()],
+                            ports=[port(device_id="vm-1")], vifs=[cached("vm-0", "x"), cached("vm-1", "port-1")])
+    assert found(inv.zombie_interface(resting_last)) == [("zombie-interface", {"instance": "vm-1", "port": "port-1"})]

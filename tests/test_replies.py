@@ -1,0 +1,122 @@
+"""The reply checker (``domain.replies``) at the edges its scenario tests do not reach.
+
+``test_explore_replies`` shows the checker on the explorer's runs; these pin
+the parts of a verdict a changed condition would get wrong: which host or node
+an ACTIVE server lacks, which operations excuse a node that does not name its
+server, what a call says of itself, and bare metal's VIFs counted as plugged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tether.domain import baremetal_states as bms
+from tether.domain import compute_states as vm
+from tether.domain import replies as rp
+from tether.domain.baremetal import TENANT_VIF_KEY, Node, NodePort
+from tether.domain.compute import Instance, VifEntry
+from tether.domain.invariants import Snapshot
+from tether.domain.network import Port
+
+MAC = "fa:16:3e:00:00:01"
+
+
+def fresh(text: str) -> str:
+    """An equal string that is another object, as one read from a database is."""
+    return "".join(list(text))
+
+
+def server(uuid: str = "s-1", **fields: Any) -> Instance:
+    values: dict[str, Any] = {"name": "vm", "project_id": "p", "user_id": "u", "flavor_id": "f", "image_id": "i",
+                              "vm_state": vm.ACTIVE, "host": "hv-1"}
+    values.update(fields)
+    return Instance(uuid=uuid, **values)
+
+
+def port(ident: str = "p-1", device_id: str = "") -> Port:
+    return Port(id=ident, name=ident, project_id="p", network_id="net", mac_address=MAC, device_id=device_id,
+                device_owner="compute:nova" if device_id else "")
+
+
+def metal(node_state: str = bms.ACTIVE, names: str | None = "s-1", vif: str | None = "p-1") -> Snapshot:
+    return Snapshot(now=0.0, instances=[server(is_baremetal=True, node="n-1", host="ironic")],
+                    ports=[port(device_id="s-1")], vifs=[VifEntry("s-1", "p-1", "net", MAC)],
+                    nodes=[Node(uuid="n-1", name="n-1", provision_state=node_state, instance_uuid=names)],
+                    node_ports=[NodePort(uuid="nic", address="52:54:00:00:00:01", node_uuid="n-1",
+                                         internal_info={TENANT_VIF_KEY: vif} if vif else {})])
+
+
+LOOK = rp.Call(0, "user", rp.SHOW_SERVER, server="s-1", for_boot=True)
+
+
+def active(snap: Snapshot, *others: rp.Call) -> list[str]:
+    return [v.evidence for v in rp.check_replies([LOOK, *others, rp.Reply(LOOK, True, "ACTIVE", rp.facts_of(snap))])]
+
+
+def test_a_bare_metal_servers_vif_on_its_node_counts_as_plugged() -> None:
+    facts = rp.facts_of(metal())
+    assert ("s-1", "p-1") in facts.plugged and facts.attached("s-1", "p-1")
+    assert active(metal()) == []
+    assert rp.facts_of(metal(names=None)).plugged == frozenset()
+    assert facts.port_named["p-1"] == ("node n-1 lists it as a VIF", "the network info of s-1 lists it")
+
+
+def test_an_active_answer_names_the_host_or_node_the_server_lacks() -> None:
+    homeless = Snapshot(now=0.0, instances=[server(host=None)])
+    assert active(homeless) == ["user's show-server server s-1: answered that server s-1 is ACTIVE, but when it "
+                                "answered: it has no host; it has no port"]
+    nodeless = Snapshot(now=0.0, instances=[server(is_baremetal=True, node=None, host="ironic")])
+    assert "it has no node;" in active(nodeless)[0]
+    assert active(Snapshot(now=0.0)) == ["user's show-server server s-1: answered that server s-1 is ACTIVE, but "
+                                         "when it answered: it is not live"]
+
+
+def test_an_active_bare_metal_server_needs_its_node_active_and_naming_it() -> None:
+    assert active(metal(bms.DEPLOYING)) == ["user's show-server server s-1: answered that server s-1 is ACTIVE, "
+                                            f"but when it answered: its node n-1 is {bms.DEPLOYING}, naming it"]
+    # a node state read from a store is equal to the constant, not the same object
+    assert active(metal(fresh(bms.ACTIVE))) == []
+
+
+def test_only_a_change_of_that_node_or_a_delete_of_that_server_excuses_its_node() -> None:
+    deploying = metal(bms.DEPLOYING)
+    assert active(deploying, rp.Call(1, "op", rp.CHANGE_NODE, node="n-1")) == []
+    assert active(deploying, rp.Call(1, "op", rp.OUT_OF_BAND, node="n-1")) == []
+    assert active(deploying, rp.Call(1, "user", rp.DELETE_SERVER, server="s-1")) == []
+    for unrelated in (rp.Call(1, "op", rp.CHANGE_NODE, node="n-0"), rp.Call(1, "op", rp.CHANGE_NODE, node="n-2"),
+                      rp.Call(1, "user", rp.DELETE_SERVER, server="s-0"),
+                      rp.Call(1, "user", rp.DELETE_SERVER, server="s-2"),
+                      rp.Call(1, "user", rp.ATTACH, server="s-1", port="p-2", node="n-1")):
+        assert active(deploying, unrelated), unrelated
+
+
+def test_a_ports_binding_read_from_a_store_still_makes_it_the_servers() -> None:
+    snap = Snapshot(now=0.0, instances=[server()], ports=[port(device_id=fresh("s-1"))])
+    # bound but neither cached nor plugged: it is the server's, and not attached
+    assert active(snap) == ["user's show-server server s-1: answered that server s-1 is ACTIVE, but when it "
+                            "answered: its port p-1 is not attached (the server's network info does not list it)"]
+    elsewhere = Snapshot(now=0.0, instances=[server("s-2")], ports=[port(device_id="s-0")])
+    assert rp.facts_of(elsewhere).ports == {"p-1": "s-0"}
+
+
+def test_a_look_at_the_server_excuses_nothing() -> None:
+    snap = Snapshot(now=0.0, instances=[server()], ports=[port(device_id="s-1")])
+    other_look = rp.Call(1, "user-2", rp.SHOW_SERVER, server="s-1", port="p-1")
+    assert "its port p-1 is not attached" in active(snap, other_look)[0]
+    # while a detach by the server, or a delete of the port, does
+    assert active(snap, rp.Call(1, "user-2", rp.DETACH, server="s-1", port="p-1")) == []
+    assert active(snap, rp.Call(1, "user-2", rp.DELETE_PORT, port="p-1")) == []
+
+
+def test_an_attach_compares_its_operation_by_value() -> None:
+    attach = rp.Call(0, "user", fresh(rp.ATTACH), server="s-1", port="p-1")
+    (lie,) = rp.check_replies([attach, rp.Reply(attach, True, "ok", rp.facts_of(Snapshot(now=0.0)))])
+    assert "was not attached" in lie.evidence
+
+
+def test_a_call_describes_itself_by_what_it_names_and_is_a_value() -> None:
+    assert rp.Call(0, "user", rp.DETACH, server="s-1", port="p-1").describe() == "user's detach server s-1 port p-1"
+    assert rp.Call(0, "op", rp.CHANGE_NODE, node="n-1").describe() == "op's change-node node n-1"
+    assert rp.Call(0, "user", rp.DELETE_PORT, port="p-1").describe() == "user's delete-port port p-1"
+    assert rp.Call(0, "user", rp.BOOT).describe() == "user's boot"
+    assert len({rp.Call(0, "user", rp.BOOT), rp.Call(0, "user", rp.BOOT)}) == 1  # histories are keyed by calls
