@@ -16,6 +16,7 @@ from tether.api.compute import (
     keypairs,
     network_proxies,
     quotas,
+    security_group_proxies,
     server_actions,
     server_details,
     server_groups,
@@ -27,5 +28,6 @@ from tether.api.compute import (
 ROUTERS = (*(module.router for module in (servers, interfaces, actions, diagnostics, events, flavors, hypervisors,
                                           keypairs, quotas, availability_zones, compute_services, aggregates,
                                           server_groups, flavor_settings, server_actions, server_details, images,
-                                          tenant_usage, usage_audit_log, network_proxies, hosts)),
+                                          tenant_usage, usage_audit_log, network_proxies, security_group_proxies,
+                                          hosts)),
            server_actions.console_pages)

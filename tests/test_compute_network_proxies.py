@@ -1,0 +1,145 @@
+"""nova's proxies to neutron before 2.36 (security groups and their rules, floating IPs and pools) and the
+server actions that put a server's ports in a group or give it a floating IP: on the live server, in raw
+HTTP as Tempest and the old novaclient call them, and checked against neutron's view through openstacksdk."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from tests.test_api_compute import Nova, fault_of, issue_token
+from tests.test_compute_guest_data import boot
+
+OLD = "2.35"
+
+
+def unique(prefix: str) -> str:
+    return f"np-{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture(scope="module")
+def admin(live_cloud) -> Nova:
+    return Nova(live_cloud, issue_token(live_cloud, "admin", "admin", "admin"))
+
+
+@pytest.fixture(scope="module")
+def demo(live_cloud) -> Nova:
+    return Nova(live_cloud, issue_token(live_cloud, "demo", "demo", "demo"))
+
+
+@pytest.fixture(scope="module")
+def seeded(sdk) -> dict[str, str]:
+    image = sdk.image.find_image("cirros")
+    network = sdk.network.find_network("private")
+    assert image is not None and network is not None
+    return {"image": image.id, "network": network.id}
+
+
+@pytest.fixture(scope="module")
+def made(admin) -> Iterator[list[str]]:
+    servers: list[str] = []
+    yield servers
+    for server_id in servers:
+        admin.delete(f"/servers/{server_id}")
+    for server_id in servers:
+        admin.wait_gone(server_id)
+
+
+def new_group(nova: Nova, name: str | None = None) -> dict:
+    response = nova.post("/os-security-groups", {"security_group": {"name": name or unique("sg"),
+                                                                    "description": "d"}}, OLD)
+    assert response.status_code == 200, response.text
+    return response.json()["security_group"]
+
+
+def test_security_groups_in_novas_shape_until_2_35(demo, sdk) -> None:
+    group = new_group(demo)
+    assert group["rules"] == [] and group["description"] == "d"  # neutron's egress rules are not nova's
+    assert group["tenant_id"] == demo.project_id()
+    assert demo.get(f"/os-security-groups/{group['id']}", OLD).json()["security_group"] == group
+    listed = demo.get("/os-security-groups", OLD).json()["security_groups"]
+    assert group in listed and any(g["name"] == "default" for g in listed)
+    assert [(g["tenant_id"], g["name"]) for g in listed] == sorted((g["tenant_id"], g["name"]) for g in listed)
+    renamed = demo.call("PUT", f"/os-security-groups/{group['id']}", OLD,
+                        json={"security_group": {"name": "renamed", "description": "new"}})
+    assert renamed.status_code == 200, renamed.text
+    assert sdk.network.get_security_group(group["id"]).name == "renamed"
+    assert demo.get("/os-security-groups", "2.36").status_code == 404
+    too_long = demo.post("/os-security-groups", {"security_group": {"name": "x" * 256, "description": ""}}, OLD)
+    assert "is too long" in fault_of(too_long, "badRequest", 400)
+    assert fault_of(demo.get("/os-security-groups/not-a-uuid", OLD), "badRequest", 400) == \
+        "Security group id should be uuid"
+    assert fault_of(demo.get(f"/os-security-groups/{uuid.uuid4()}", OLD), "itemNotFound", 404)
+    default = next(g for g in listed if g["name"] == "default")
+    assert fault_of(demo.delete(f"/os-security-groups/{default['id']}", OLD), "badRequest", 400)
+    assert demo.delete(f"/os-security-groups/{group['id']}", OLD).status_code == 202
+    assert demo.get(f"/os-security-groups/{group['id']}", OLD).status_code == 404
+
+
+def test_security_group_rules_as_nova_converts_them(demo, sdk) -> None:
+    parent, peer = new_group(demo), new_group(demo)
+    made = demo.post("/os-security-group-rules", {"security_group_rule": {
+        "parent_group_id": parent["id"], "ip_protocol": "tcp", "from_port": 22, "to_port": 22,
+        "cidr": "10.1.0.0/16"}}, OLD)
+    assert made.status_code == 200, made.text
+    rule = made.json()["security_group_rule"]
+    assert rule == {"id": rule["id"], "parent_group_id": parent["id"], "ip_protocol": "tcp", "from_port": 22,
+                    "to_port": 22, "group": {}, "ip_range": {"cidr": "10.1.0.0/16"}}
+    upstream = sdk.network.get_security_group_rule(rule["id"])
+    assert (upstream.direction, upstream.ether_type, upstream.port_range_min) == ("ingress", "IPv4", 22)
+    by_group = demo.post("/os-security-group-rules", {"security_group_rule": {
+        "parent_group_id": parent["id"], "ip_protocol": "icmp", "group_id": peer["id"]}}, OLD)
+    assert by_group.status_code == 200, by_group.text
+    assert by_group.json()["security_group_rule"]["group"] == {"name": peer["name"], "tenant_id": peer["tenant_id"]}
+    assert (by_group.json()["security_group_rule"]["from_port"], by_group.json()["security_group_rule"]["to_port"]) \
+        == (-1, -1)
+    shown = demo.get(f"/os-security-groups/{parent['id']}", OLD).json()["security_group"]
+    assert {r["id"] for r in shown["rules"]} == {rule["id"], by_group.json()["security_group_rule"]["id"]}
+    again = demo.post("/os-security-group-rules", {"security_group_rule": {
+        "parent_group_id": parent["id"], "ip_protocol": "tcp", "from_port": 22, "to_port": 22,
+        "cidr": "10.1.0.0/16"}}, OLD)
+    assert fault_of(again, "badRequest", 400) == f"This rule already exists in group {parent['id']}"
+    for bad in ({"ip_protocol": "abc", "from_port": 1, "to_port": 2}, {"ip_protocol": "tcp", "from_port": 30,
+                                                                         "to_port": 20},
+                {"ip_protocol": "tcp", "from_port": "x", "to_port": 2}, {"ip_protocol": "tcp", "from_port": 0,
+                                                                           "to_port": 70000}):
+        refused = demo.post("/os-security-group-rules",
+                            {"security_group_rule": {"parent_group_id": parent["id"], **bad}}, OLD)
+        fault_of(refused, "badRequest", 400)
+    missing = demo.post("/os-security-group-rules", {"security_group_rule": {
+        "parent_group_id": str(uuid.uuid4()), "ip_protocol": "tcp", "from_port": 1, "to_port": 2}}, OLD)
+    fault_of(missing, "itemNotFound", 404)
+    assert demo.delete(f"/os-security-group-rules/{rule['id']}", OLD).status_code == 202
+    assert fault_of(demo.delete(f"/os-security-group-rules/{uuid.uuid4()}", OLD), "itemNotFound", 404)
+    # deleting the peer takes the rules that name it, as neutron does
+    assert demo.delete(f"/os-security-groups/{peer['id']}", OLD).status_code == 202
+    assert demo.get(f"/os-security-groups/{parent['id']}", OLD).json()["security_group"]["rules"] == []
+    demo.delete(f"/os-security-groups/{parent['id']}", OLD)
+
+
+def test_add_and_remove_a_servers_security_group(demo, made, seeded, sdk) -> None:
+    server_id = boot(demo, made, seeded)
+    demo.wait(server_id)
+    group = new_group(demo)
+    assert demo.post(f"/servers/{server_id}/action", {"addSecurityGroup": {"name": group["name"]}}).status_code \
+        == 202
+    port, = sdk.network.ports(device_id=server_id)
+    assert group["id"] in port.security_group_ids
+    names = [g["name"] for g in demo.get(f"/servers/{server_id}/os-security-groups").json()["security_groups"]]
+    assert names == sorted(["default", group["name"]])
+    in_use = demo.delete(f"/os-security-groups/{group['id']}", OLD)
+    assert "in use" in fault_of(in_use, "badRequest", 400)
+    assert demo.post(f"/servers/{server_id}/action",
+                     {"removeSecurityGroup": {"name": group["name"]}}).status_code == 202
+    again = demo.post(f"/servers/{server_id}/action", {"removeSecurityGroup": {"name": group["name"]}})
+    assert fault_of(again, "itemNotFound", 404) == \
+        f"Security group {group['name']} not associated with the instance {server_id}"
+    unknown = demo.post(f"/servers/{server_id}/action", {"addSecurityGroup": {"name": unique("none")}})
+    assert "is not found for project" in fault_of(unknown, "itemNotFound", 404)
+    empty = demo.post(f"/servers/{server_id}/action", {"addSecurityGroup": {"name": " "}})
+    assert fault_of(empty, "badRequest", 400) == "Security group name cannot be empty"
+    gone = demo.post(f"/servers/{uuid.uuid4()}/action", {"addSecurityGroup": {"name": group["name"]}})
+    fault_of(gone, "itemNotFound", 404)
+    assert demo.delete(f"/os-security-groups/{group['id']}", OLD).status_code == 202
