@@ -143,3 +143,56 @@ def test_add_and_remove_a_servers_security_group(demo, made, seeded, sdk) -> Non
     gone = demo.post(f"/servers/{uuid.uuid4()}/action", {"addSecurityGroup": {"name": group["name"]}})
     fault_of(gone, "itemNotFound", 404)
     assert demo.delete(f"/os-security-groups/{group['id']}", OLD).status_code == 202
+
+
+def test_floating_ips_from_the_public_pool(demo, made, seeded, sdk) -> None:
+    assert {"name": "public"} in demo.get("/os-floating-ip-pools", OLD).json()["floating_ip_pools"]
+    made_ip = demo.post("/os-floating-ips", {"pool": "public"}, OLD)
+    assert made_ip.status_code == 200, made_ip.text
+    fip = made_ip.json()["floating_ip"]
+    assert fip["pool"] == "public" and fip["instance_id"] is None and fip["fixed_ip"] is None
+    assert sdk.network.get_ip(fip["id"]).floating_ip_address == fip["ip"]
+    assert demo.get(f"/os-floating-ips/{fip['id']}", OLD).json()["floating_ip"] == fip
+    assert fip in demo.get("/os-floating-ips", OLD).json()["floating_ips"]
+    # no pool named: nova's default_floating_pool, "nova", which this cloud does not have
+    assert fault_of(demo.post("/os-floating-ips", {}, OLD), "itemNotFound", 404) == "Floating IP pool not found."
+    assert fault_of(demo.post("/os-floating-ips", {"pool": "nowhere"}, OLD), "itemNotFound", 404)
+    assert demo.get("/os-floating-ips", "2.36").status_code == 404
+    server_id = boot(demo, made, seeded)
+    demo.wait(server_id)
+    # the private network has no router to the public one: neutron refuses, nova says why in a 400
+    refused = demo.post(f"/servers/{server_id}/action", {"addFloatingIp": {"address": fip["ip"]}}, OLD)
+    assert "Unable to associate floating IP" in fault_of(refused, "badRequest", 400)
+    unknown = demo.post(f"/servers/{server_id}/action", {"addFloatingIp": {"address": "10.99.99.99"}}, OLD)
+    assert fault_of(unknown, "itemNotFound", 404) == "floating IP not found"
+    not_here = demo.post(f"/servers/{server_id}/action", {"removeFloatingIp": {"address": fip["ip"]}}, OLD)
+    assert fault_of(not_here, "conflictingRequest", 409) == \
+        f"Floating IP {fip['ip']} is not associated with instance {server_id}."
+    later = demo.post(f"/servers/{server_id}/action", {"addFloatingIp": {"address": fip["ip"]}}, "2.44")
+    assert later.status_code == 404
+    assert demo.delete(f"/os-floating-ips/{fip['id']}", OLD).status_code == 202
+    assert fault_of(demo.get(f"/os-floating-ips/{fip['id']}", OLD), "itemNotFound", 404) == \
+        f"Floating IP not found for ID {fip['id']}"
+
+
+def test_a_floating_ip_follows_a_server_behind_a_router(admin, demo, made, seeded, sdk) -> None:
+    router = sdk.network.create_router(name=unique("r"), external_gateway_info={
+        "network_id": sdk.network.find_network("public").id})
+    subnet = sdk.network.find_subnet("private-subnet")
+    sdk.network.add_interface_to_router(router, subnet_id=subnet.id)
+    try:
+        server_id = boot(admin, made, seeded)
+        admin.wait(server_id)
+        fip = admin.post("/os-floating-ips", {"pool": "public"}, OLD).json()["floating_ip"]
+        added = admin.post(f"/servers/{server_id}/action", {"addFloatingIp": {"address": fip["ip"]}}, OLD)
+        assert added.status_code == 202, added.text
+        shown = admin.get(f"/os-floating-ips/{fip['id']}", OLD).json()["floating_ip"]
+        port, = sdk.network.ports(device_id=server_id)
+        assert shown["instance_id"] == server_id and shown["fixed_ip"] == port.fixed_ips[0]["ip_address"]
+        assert admin.post(f"/servers/{server_id}/action",
+                          {"removeFloatingIp": {"address": fip["ip"]}}, OLD).status_code == 202
+        assert admin.get(f"/os-floating-ips/{fip['id']}", OLD).json()["floating_ip"]["instance_id"] is None
+        assert admin.delete(f"/os-floating-ips/{fip['id']}", OLD).status_code == 202
+    finally:
+        sdk.network.remove_interface_from_router(router, subnet_id=subnet.id)
+        sdk.network.delete_router(router)

@@ -9,6 +9,7 @@ from tether.api.compute import (
     events,
     flavor_settings,
     flavors,
+    floating_ip_proxies,
     hosts,
     hypervisors,
     images,
@@ -29,5 +30,5 @@ ROUTERS = (*(module.router for module in (servers, interfaces, actions, diagnost
                                           keypairs, quotas, availability_zones, compute_services, aggregates,
                                           server_groups, flavor_settings, server_actions, server_details, images,
                                           tenant_usage, usage_audit_log, network_proxies, security_group_proxies,
-                                          hosts)),
+                                          floating_ip_proxies, hosts)),
            server_actions.console_pages)

@@ -193,6 +193,12 @@ async def delete_security_group(group_id: str, request: Request, ctx: RequestCon
     return Response(status_code=202)
 
 
+@router.delete("/os-security-groups/", status_code=404, include_in_schema=False)
+async def delete_no_security_group(request: Request) -> Response:
+    """An empty id names no group: nova's routes match nothing (404), where a redirect would find the list."""
+    raise ce.ComputeNotFound(reason="The resource could not be found.")
+
+
 # -- rules ----------------------------------------------------------------------------------
 
 

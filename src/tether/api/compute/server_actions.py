@@ -21,7 +21,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import TypeAdapter, ValidationError
 
 from tether.api import paths
-from tether.api.compute import bodies, security_group_proxies, views
+from tether.api.compute import bodies, floating_ip_proxies, security_group_proxies, views
 from tether.api.compute.bodies import JsonBody, fail, unexpected
 from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
@@ -411,6 +411,8 @@ ACTIONS: dict[str, Handler] = {
     "reboot": _reboot,
     "addSecurityGroup": security_group_proxies.add_security_group,
     "removeSecurityGroup": security_group_proxies.remove_security_group,
+    "addFloatingIp": floating_ip_proxies.add_floating_ip,
+    "removeFloatingIp": floating_ip_proxies.remove_floating_ip,
     "lock": _lock,
     "unlock": _unlock,
     "rebuild": _rebuild,
@@ -452,7 +454,7 @@ async def server_action(server_id: str, request: Request, raw: JsonBody,
 # nova's actions that Tether declines (README, "Not implemented"): the server is looked up first, as nova does
 DECLINED_ACTIONS = frozenset({
     "shelve", "unshelve", "shelveOffload", "migrate", "os-migrateLive", "evacuate",
-    "trigger_crash_dump", "addFloatingIp", "removeFloatingIp",
+    "trigger_crash_dump",
     "os-getSPICEConsole", "os-getSerialConsole", "os-getRDPConsole",
 })
 
