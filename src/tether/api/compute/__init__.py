@@ -7,6 +7,7 @@ from tether.api.compute import (
     compute_services,
     diagnostics,
     events,
+    extensions,
     flavor_settings,
     flavors,
     floating_ip_proxies,
@@ -30,5 +31,5 @@ ROUTERS = (*(module.router for module in (servers, interfaces, actions, diagnost
                                           keypairs, quotas, availability_zones, compute_services, aggregates,
                                           server_groups, flavor_settings, server_actions, server_details, images,
                                           tenant_usage, usage_audit_log, network_proxies, security_group_proxies,
-                                          floating_ip_proxies, hosts)),
+                                          floating_ip_proxies, extensions, hosts)),
            server_actions.console_pages)
