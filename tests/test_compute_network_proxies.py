@@ -129,6 +129,8 @@ def test_add_and_remove_a_servers_security_group(demo, made, seeded, sdk) -> Non
     assert group["id"] in port.security_group_ids
     names = [g["name"] for g in demo.get(f"/servers/{server_id}/os-security-groups").json()["security_groups"]]
     assert names == sorted(["default", group["name"]])
+    assert demo.get(f"/servers/{server_id}").json()["server"]["security_groups"] == \
+        [{"name": "default"}, {"name": group["name"]}]
     in_use = demo.delete(f"/os-security-groups/{group['id']}", OLD)
     assert "in use" in fault_of(in_use, "badRequest", 400)
     assert demo.post(f"/servers/{server_id}/action",
