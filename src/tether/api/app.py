@@ -54,13 +54,13 @@ def _error(request: Request, status: int, message: str, kind: str | None = None,
 
 def create_app(cloud: Cloud, base_url: str) -> Any:
     """The whole API, as one ASGI application."""
-    services = {name: _service(cloud, base_url, name, openapi_url=None) for name in SERVICES}
+    services: dict[str, Any] = {name: _Collections(cloud, base_url, _routes(name)) for name in SERVICES}
     services["baremetal"] = baremetal.LegacyPaths(services["baremetal"])
     return TetherMiddleware(services, _Documents(cloud, base_url), emulating=cloud.unusual())
 
 
-def _service(cloud: Cloud, base_url: str, *names: str, openapi_url: str | None) -> FastAPI:
-    app = _application(cloud, base_url, openapi_url)
+def _routes(*names: str) -> list[APIRoute]:
+    routes = []
     for name in names:
         for router in SERVICES[name]:
             for route in router.routes:
@@ -68,8 +68,57 @@ def _service(cloud: Cloud, base_url: str, *names: str, openapi_url: str | None) 
                 # would have FastAPI match the router's routes twice a request, to choose it and in it.
                 if not isinstance(route, APIRoute):
                     raise TypeError(f"{route!r}: a service's routers hold plain API routes only")
-                app.router.routes.append(route)
+                routes.append(route)
+    return routes
+
+
+def _service(cloud: Cloud, base_url: str, routes: list[APIRoute], openapi_url: str | None) -> FastAPI:
+    app = _application(cloud, base_url, openapi_url)
+    app.router.routes.extend(routes)
     return app
+
+
+# The path segment that names a collection: /compute/v2.1/<servers>/..., /network/v2.0/<ports>/...
+_COLLECTION = 3
+_ANY = "{"  # a route whose path has a parameter at or before that segment may match any collection
+
+
+def _collection_of_route(path: str) -> str | None:
+    segments = path.split("/")[:_COLLECTION + 1]
+    if any("{" in segment for segment in segments):
+        return _ANY
+    return segments[_COLLECTION] or None if len(segments) > _COLLECTION else None
+
+
+def _collection_of_request(path: str) -> str | None:
+    segments = path.split("/", _COLLECTION + 1)
+    return segments[_COLLECTION] or None if len(segments) > _COLLECTION else None
+
+
+class _Collections:
+    """A service's routes, a FastAPI application for each collection they serve.
+
+    FastAPI compares a request with its application's routes one by one: a
+    request is compared with the routes that can match its collection only
+    (theirs, in their order, and any whose path is a parameter there), as
+    many fewer as the service has collections. Each application is made on
+    its collection's first request; a collection no route names shares one.
+    """
+
+    def __init__(self, cloud: Cloud, base_url: str, routes: list[APIRoute]) -> None:
+        self.cloud, self.base_url, self.routes = cloud, base_url, routes
+        self.named = {collection for route in routes if (collection := _collection_of_route(route.path)) != _ANY}
+        self.apps: dict[str | None, FastAPI] = {}
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        collection = _collection_of_request(scope.get("path", ""))
+        if collection not in self.named:
+            collection = _ANY
+        app = self.apps.get(collection)
+        if app is None:
+            chosen = [route for route in self.routes if _collection_of_route(route.path) in (collection, _ANY)]
+            app = self.apps[collection] = _service(self.cloud, self.base_url, chosen, openapi_url=None)
+        await app(scope, receive, send)
 
 
 class _Documents:
@@ -85,7 +134,7 @@ class _Documents:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if self.app is None:
-            self.app = _service(self.cloud, self.base_url, *SERVICES, openapi_url="/openapi.json")
+            self.app = _service(self.cloud, self.base_url, _routes(*SERVICES), openapi_url="/openapi.json")
             openapi.install(self.app)
         await self.app(scope, receive, send)
 

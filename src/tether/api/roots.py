@@ -27,6 +27,13 @@ async def compute_root(request: Request) -> dict[str, Any]:
     return {"versions": [discovery.compute_v20(_base(request)), discovery.compute_v21(_base(request))]}
 
 
+@compute.get("/compute/v2")
+@compute.get("/compute/v2/", include_in_schema=False)
+async def compute_legacy_version(request: Request) -> dict[str, Any]:
+    """The v2.0 document the version list links to (nova's legacy v2 endpoint answers it too)."""
+    return {"version": discovery.compute_v20(_base(request))}
+
+
 @compute.get("/compute/v2.1")
 @compute.get("/compute/v2.1/", include_in_schema=False)
 async def compute_version(request: Request) -> dict[str, Any]:

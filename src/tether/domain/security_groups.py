@@ -9,6 +9,7 @@ filters packets by them.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -18,6 +19,7 @@ from tether.domain.errors import network as ne
 
 DEFAULT_NAME: Final = "default"
 DEFAULT_DESCRIPTION: Final = "Default security group"
+_DEFAULT_GROUP_NAMESPACE = uuid.UUID("5b0f8a52-6d43-4c8e-9a36-8b1d3f7e2c10")
 INGRESS, EGRESS = "ingress", "egress"
 DIRECTIONS = (INGRESS, EGRESS)
 IPV4, IPV6 = "IPv4", "IPv6"
@@ -92,6 +94,12 @@ class SecurityGroupRule:
         names = ("direction", "ethertype", "port_range_max", "port_range_min", "protocol", "remote_group_id",
                  "remote_ip_prefix", "security_group_id")
         return "_".join(norm(name, getattr(self, name)) for name in names)
+
+
+def default_group_id(project_id: str) -> str:
+    """The id of a project's default group, derived from the project: two first uses racing make one group,
+    and the group is known by its id alone (its name is always "default": neutron refuses renaming it)."""
+    return str(uuid.uuid5(_DEFAULT_GROUP_NAMESPACE, project_id))
 
 
 def default_rules(group_id: str, *, default_group: bool) -> list[dict[str, Any]]:

@@ -177,7 +177,10 @@ instances = table_for(metadata, "instances", compute.Instance, primary_key=("uui
                              Index("ix_instances_created", "created_at", "uuid"),
                              Index("ix_instances_host", "host"),
                              Index("ix_instances_node", "node"),
-                             Index("ix_instances_state", "vm_state")))
+                             Index("ix_instances_state", "vm_state"),
+                             # a boot's quota count and its scheduling read live servers only, covered
+                             Index("ix_instances_live_project", "deleted", "project_id", "flavor_id"),
+                             Index("ix_instances_live_hosts", "deleted", "is_baremetal", "host", "flavor_id")))
 instance_vifs = table_for(metadata, "instance_vifs", compute.VifEntry,
                           primary_key=("instance_uuid", "port_id"),
                           extra=(Index("ix_instance_vifs_port", "port_id"),))

@@ -20,6 +20,7 @@ from pydantic import (
     ConfigDict,
     Field,
     GetJsonSchemaHandler,
+    RootModel,
     StrictInt,
     StrictStr,
     ValidationError,
@@ -40,6 +41,10 @@ _TAG = re.compile(r"^[^,/]*$")
 # pydantic names a union's members in an error's location; they are no field names.
 _TYPE_TAGS = frozenset({"int", "str", "float", "bool", "none", "list", "dict", "json-or-python"})
 _BOOLEANS = {"true": True, "1": True, "on": True, "yes": True, "false": False, "0": False, "off": False, "no": False}
+
+
+class JsonBody(RootModel[Any]):
+    """Any JSON document: the handler checks it as nova's schema for that request does."""
 
 
 class BadRequest(ce.ComputeBadRequest):

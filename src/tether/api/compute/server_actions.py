@@ -18,11 +18,11 @@ from typing import Any
 
 from fastapi import Depends, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse
-from pydantic import RootModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from tether.api import paths
-from tether.api.compute import bodies, views
-from tether.api.compute.bodies import fail, unexpected
+from tether.api.compute import bodies, floating_ip_proxies, security_group_proxies, views
+from tether.api.compute.bodies import JsonBody, fail, unexpected
 from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
 from tether.domain.errors import compute as ce
@@ -41,10 +41,6 @@ _REBUILD_FIELDS_SINCE = {"description": "2.19", "key_name": "2.54", "user_data":
 _REBUILD_FIELDS = {"imageRef", "name", "metadata", "preserve_ephemeral", "adminPass", "accessIPv4", "accessIPv6",
                    "OS-DCF:diskConfig", "personality", *_REBUILD_FIELDS_SINCE}
 CONSOLE_PATH = "/compute/console/vnc_auto.html"
-
-class JsonBody(RootModel[Any]):
-    """Any JSON document: each action's handler checks it as nova's schema for that action does."""
-
 
 Handler = Callable[[Request, RequestContext, str, Any], Awaitable[Response]]
 
@@ -413,6 +409,10 @@ def _power_handler(event: str) -> Handler:
 ACTIONS: dict[str, Handler] = {
     **{name: _power_handler(event) for name, event in _POWER_ACTIONS.items()},
     "reboot": _reboot,
+    "addSecurityGroup": security_group_proxies.add_security_group,
+    "removeSecurityGroup": security_group_proxies.remove_security_group,
+    "addFloatingIp": floating_ip_proxies.add_floating_ip,
+    "removeFloatingIp": floating_ip_proxies.remove_floating_ip,
     "lock": _lock,
     "unlock": _unlock,
     "rebuild": _rebuild,
@@ -454,7 +454,7 @@ async def server_action(server_id: str, request: Request, raw: JsonBody,
 # nova's actions that Tether declines (README, "Not implemented"): the server is looked up first, as nova does
 DECLINED_ACTIONS = frozenset({
     "shelve", "unshelve", "shelveOffload", "migrate", "os-migrateLive", "evacuate",
-    "trigger_crash_dump", "addSecurityGroup", "removeSecurityGroup", "addFloatingIp", "removeFloatingIp",
+    "trigger_crash_dump",
     "os-getSPICEConsole", "os-getSerialConsole", "os-getRDPConsole",
 })
 

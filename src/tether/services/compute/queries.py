@@ -15,6 +15,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tether.domain import compute_states as vm
+from tether.domain import security_groups as sg
 from tether.domain import tenant_usage
 from tether.domain.compute import (
     ActionEvent,
@@ -30,6 +31,7 @@ from tether.domain.errors import compute as ce
 from tether.domain.ids import is_uuid_like
 from tether.domain.listing import ListQuery
 from tether.domain.network import Port
+from tether.domain.security_groups import default_group_id
 from tether.domain.tenant_usage import ServerUsage
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.services.compute import network_info
@@ -254,10 +256,12 @@ async def _security_group_names(conn: StoreConnection, instances: list[Instance]
     if not live:
         return {}
     ports = await repos.ports.find(conn, order_by=("created_at", "id"), device_id=live)
-    group_ids = _one_or_all(group_id for port in ports for group_id in port.security_group_ids or [])
-    if not group_ids:
-        return {}
-    names = {group.id: group.name for group in await repos.security_groups.find(conn, id=group_ids)}
+    # a project's default group is known by its id: most servers have no other, and need no read
+    names = {default_group_id(port.project_id): sg.DEFAULT_NAME for port in ports if port.project_id}
+    group_ids = _one_or_all(group_id for port in ports for group_id in port.security_group_ids or []
+                            if group_id not in names)
+    if group_ids:
+        names.update((group.id, group.name) for group in await repos.security_groups.find(conn, id=group_ids))
     found: dict[str, list[str]] = defaultdict(list)
     for port in ports:
         for group_id in port.security_group_ids or []:

@@ -32,19 +32,26 @@ async def limits_of(conn: StoreConnection, project_id: str, user_id: str | None 
     return q.effective_limits(project, user)
 
 
-async def usage_of(conn: StoreConnection, project_id: str, user_id: str | None = None) -> dict[str, int]:
-    """What the project (or the user in it) uses of each counted resource; nova counts ERROR servers too."""
+async def _servers_usage(conn: StoreConnection, project_id: str, user_id: str | None) -> dict[str, int]:
+    """The instances, cores and RAM the project's (or the user's) servers use; nova counts ERROR servers too."""
     owner = {"user_id": user_id} if user_id else {}
     placed = await repos.instances.tally(conn, ("flavor_id",), project_id=project_id, deleted=False, **owner)
     flavor_ids = sorted({flavor_id for flavor_id, _ in placed})
     flavors = {flavor.id: flavor for flavor in await repos.flavors.find(conn, id=flavor_ids)} if flavor_ids else {}
-    used = {name: 0 for name in q.DEFAULTS}
+    used = dict.fromkeys(q.BOOT_RESOURCES, 0)
     for flavor_id, count in placed:
         used["instances"] += count
         flavor = flavors.get(flavor_id)
         if flavor is not None:
             used["cores"] += count * flavor.vcpus
             used["ram"] += count * flavor.ram
+    return used
+
+
+async def usage_of(conn: StoreConnection, project_id: str, user_id: str | None = None) -> dict[str, int]:
+    """What the project (or the user in it) uses of each counted resource."""
+    owner = {"user_id": user_id} if user_id else {}
+    used = {**dict.fromkeys(q.DEFAULTS, 0), **await _servers_usage(conn, project_id, user_id)}
     used["server_groups"] = await repos.server_groups.count(conn, project_id=project_id, **owner)
     if user_id:
         used["key_pairs"] = await repos.keypairs.count(conn, user_id=user_id)
@@ -56,11 +63,14 @@ async def check_boot(conn: StoreConnection, project_id: str, user_id: str, flavo
     """How many servers of ``flavor`` may boot now, or nova's TooManyInstances. Call it in the transaction
     that adds the instances: it locks the project row, so the count stays true until they are added."""
     await repos.projects.get(conn, project_id, lock="update")
-    user_limits = await set_limits(conn, project_id, user_id)
+    # the project's limits and its users' in one read: a boot is the hot path
+    rows = await repos.quota_limits.find(conn, project_id=project_id)
+    project_limits = {row.resource: row.hard_limit for row in rows if row.user_id == ""}
+    user_limits = {row.resource: row.hard_limit for row in rows if user_id and row.user_id == user_id}
     # nova checks the user's limits only when the user has some on instances, cores or ram
     by_user = user_id if any(name in user_limits for name in q.BOOT_RESOURCES) else None
-    limits = await limits_of(conn, project_id, by_user)
-    used = await usage_of(conn, project_id, by_user)
+    limits = q.effective_limits(project_limits, user_limits if by_user else None)
+    used = await _servers_usage(conn, project_id, by_user)
     return q.instances_allowed(limits, used, flavor.vcpus, flavor.ram, min_count, max_count)
 
 
@@ -80,6 +90,8 @@ async def check_upsize(conn: StoreConnection, project_id: str, user_id: str, old
 
 async def check_metadata(conn: StoreConnection, project_id: str, user_id: str, items: int) -> None:
     """nova's metadata_items limit on a server's metadata (a 403, as every over-quota answer)."""
+    if not items:
+        return  # no limit is below zero
     limit = (await limits_of(conn, project_id, user_id))["metadata_items"]
     if q.over(limit, 0, items):
         raise ce.OverQuota(f"Maximum number of metadata items exceeds {limit}")

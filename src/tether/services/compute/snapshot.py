@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 # The fake guest's disk: what a snapshot of it writes (its size is the image's size).
 SNAPSHOT_SIZE = 1024 * 1024
+# How long copying the fake guest's disk takes before its upload: a real snapshot is not instant, and while
+# it runs the image is queued (nova's "SAVING"), which clients wait for and may delete it in.
+SNAPSHOT_SECONDS = 2.0
 _CHUNK = 64 * 1024
 
 
@@ -99,6 +102,7 @@ class Snapshot:
     def _work(self, image_id: str, backup: tuple[str, int] | None = None) -> Work:
         async def work(instance: Instance) -> Ending:
             instance = await self.actions.step(instance)  # image_uploading
+            await self.rt.sleep(SNAPSHOT_SECONDS)
             await self.rt.checkpoint("compute.snapshot.before_upload")
             try:
                 await self.image.data.upload(acting_for(instance), image_id, _disk(instance.uuid))

@@ -69,13 +69,17 @@ class Allocator:
         self.network_id = network_id
         self.subnets = subnets
         self._by_id = {subnet.id: subnet for subnet in subnets}
+        self.written = 0
 
-    async def allocate(self, port: Port, requests: list[Request] | None) -> None:
+    async def allocate(self, port: Port, requests: list[Request] | None) -> int:
+        """Addresses for a new port; how many it got."""
+        self.written = 0
         if requests is None:
             await self._allocate_default(port)
-            return
-        for request in requests:
-            await self._allocate_one(port, request)
+        else:
+            for request in requests:
+                await self._allocate_one(port, request)
+        return self.written
 
     async def _allocate_default(self, port: Port) -> None:
         ipv4 = [s for s in self.subnets if s.ip_version == 4]
@@ -140,6 +144,7 @@ class Allocator:
 
     async def _write(self, port: Port, subnet: Subnet, ip_address: str) -> None:
         await rows.insert_allocation(self.conn, IpAllocation(subnet.id, ip_address, self.network_id, port.id))
+        self.written += 1
 
     # -- changing an existing port ---------------------------------------------
 

@@ -338,8 +338,7 @@ class Ports:
         port.allowed_address_pairs = port_extras.with_port_mac(item.pairs, port.mac_address)
         await rows.insert_port(conn, port)
         subnets = await rows.subnets_of(conn, network.id)
-        await fixed_ips.Allocator(conn, network.id, subnets).allocate(port, item.requests)
-        has_ip = bool(await rows.allocations_of(conn, port.id))
+        has_ip = await fixed_ips.Allocator(conn, network.id, subnets).allocate(port, item.requests) > 0
         groups = await _groups_for_new_port(conn, ctx, port, item.groups, secure, has_ip)
         if groups:
             await rows.update_port(conn, port, security_group_ids=groups)

@@ -9,7 +9,6 @@ derived from the project, so two first uses racing make one group, not two.
 from __future__ import annotations
 
 import random
-import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +27,7 @@ from tether.domain.errors.network import (
     SecurityGroupRuleNotFound,
 )
 from tether.domain.ids import new_uuid
-from tether.domain.security_groups import SecurityGroup, SecurityGroupRule
+from tether.domain.security_groups import SecurityGroup, SecurityGroupRule, default_group_id
 from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
 from tether.services.network import policy, quota_usage, validation
@@ -39,13 +38,8 @@ from tether.store.database import Store
 if TYPE_CHECKING:
     from tether.store.database import StoreConnection
 
-_DEFAULT_GROUP_NAMESPACE = uuid.UUID("5b0f8a52-6d43-4c8e-9a36-8b1d3f7e2c10")
 RULE_FIELDS = ("direction", "ethertype", "protocol", "port_range_min", "port_range_max", "remote_ip_prefix",
                "remote_group_id", "description")
-
-
-def default_group_id(project_id: str) -> str:
-    return str(uuid.uuid5(_DEFAULT_GROUP_NAMESPACE, project_id))
 
 
 def _visible(ctx: RequestContext, group: SecurityGroup | None) -> bool:
