@@ -143,3 +143,44 @@ def test_servers_page_newest_first_by_marker_on_both_backends(cloud: LiveCloud) 
     finally:
         sdk.close()
 
+
+
+def test_server_name_filters_are_regular_expressions_on_both_backends(cloud: LiveCloud) -> None:
+    # nova searches names with a regular expression, anywhere in the name. Plain text (anchored or not) is
+    # first looked for through the names' substring index, which ignores case: the expression still decides.
+    cloud.lift_compute_quotas()
+    sdk = cloud.connect()
+    try:
+        tag = uuid.uuid4().hex[:6]
+        image = next(iter(sdk.image.images()))
+        flavor = next(iter(sdk.compute.flavors()))
+        network = next(network for network in sdk.network.networks() if not network.is_router_external)
+        names = [f"{tag}-web-1", f"{tag}-web-2", f"db-{tag}-web", f"{tag}-db-10"]
+        made = {name: sdk.compute.create_server(name=name, image_id=image.id, flavor_id=flavor.id,
+                                                networks=[{"uuid": network.id}]) for name in names}
+        get = sdk.compute.get
+
+        def listed(pattern: str) -> set[str]:
+            response = get("/servers", params={"name": pattern})
+            assert response.status_code == 200, response.text
+            return {server["name"] for server in response.json()["servers"]}
+
+        assert listed(tag) == set(names)
+        assert listed(f"{tag}-web") == {f"{tag}-web-1", f"{tag}-web-2", f"db-{tag}-web"}
+        assert listed(f"^{tag}-web") == {f"{tag}-web-1", f"{tag}-web-2"}
+        assert listed(f"{tag}-web$") == {f"db-{tag}-web"}
+        assert listed(f"^{tag}-web-[2-9]$") == {f"{tag}-web-2"}
+        assert listed(f"{tag}-(web|db)-1") == {f"{tag}-web-1", f"{tag}-db-10"}
+        assert listed(f"{tag}-db-1.") == {f"{tag}-db-10"}
+        assert listed(f"{tag.upper()}-WEB") == set()  # the index ignores case; the expression does not
+        assert listed(f"{tag}-web-3") == set()
+        # a renamed server is found by its new name only
+        sdk.compute.update_server(made[f"{tag}-db-10"], name=f"{tag}-cache-10")
+        assert listed(f"{tag}-cache") == {f"{tag}-cache-10"}
+        assert listed(f"{tag}-db") == set()
+        # the SDK's find by name: a GET by the name (404), then ?name= and its exact match
+        assert sdk.compute.find_server(f"{tag}-web-1", ignore_missing=False).id == made[f"{tag}-web-1"].id
+        for server in made.values():
+            sdk.compute.delete_server(server.id)
+    finally:
+        sdk.close()
