@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Table, text
+from sqlalchemy.exc import DBAPIError
 
 if TYPE_CHECKING:
     from tether.store.connection import StoreConnection
@@ -65,9 +66,18 @@ def install(connection: Any) -> None:
         "SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'")).first() is not None
     if not available:
         return  # a PostgreSQL without contrib: names are looked for the plain way
-    with connection.begin_nested():
-        connection.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS pg_trgm")
-    connection.exec_driver_sql(f"CREATE INDEX {INDEX} ON instances USING gin (name gin_trgm_ops)")
+    try:
+        # in public, not the schema on the search path: a schema dropped with its objects (a test's) would
+        # take the extension, and every other schema's index with it
+        with connection.begin_nested():
+            connection.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public")
+    except DBAPIError:
+        pass  # not ours to create (privileges, no public schema): use it if someone did
+    schema = connection.execute(text(
+        "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+        "WHERE e.extname = 'pg_trgm'")).scalar()
+    if schema is not None:
+        connection.exec_driver_sql(f'CREATE INDEX {INDEX} ON instances USING gin (name "{schema}".gin_trgm_ops)')
 
 
 def uninstall(connection: Any) -> None:
