@@ -13,10 +13,12 @@ table), starts `tether serve` again on it and measures through openstacksdk, eac
   find_server: a GET by the name, then ``?name=``);
 - a show: a port, a node, a server.
 
-It prints p50/p99 per row and size, and the ratio large/small of the p50s (target at most 1.5; a page
+Both sizes are served at once and each row's requests alternate between them (small, large, small,
+...), so that the load of a shared machine, which comes and goes, weighs on both sizes alike. It prints
+p50/p99 per row and size, and the ratio large/small of the p50s (target at most 1.5; a page
 p99 under 20 ms on a quiet machine), the server's resident memory at each size (target under 1 GB at
 the large one), the time from exec to the first answer on the seeded store, and how long the process
-then kept a core busy (its start-up resync of every instance) before the requests began.
+then kept a core busy (its start-up resync) before the requests began, and the load average.
 
 Sizes: small 1,000 ports, 200 nodes, 500 servers; large 100,000 ports, 10,000 nodes, 50,000 servers
 (``--scale`` divides the large one, for a quick look). A row that takes longer than ``--budget``
@@ -266,25 +268,30 @@ def requests(conn: Any, seeded: Seeded) -> dict[str, Callable[[], Any]]:
     }
 
 
-def measure(run: Callable[[], Any], name: str, count: int, budget: float) -> Row:
-    row = Row(name)
-    try:
-        run()  # the token and the connection, not measured
-    except Exception:
-        row.errors += 1
+def measure(runs: list[Callable[[], Any]], name: str, count: int, budget: float) -> list[Row]:
+    """One row for every size, their requests taken in turn (small, large, small, ...): the machine's
+    load, which comes and goes, weighs on each size alike and the ratio stays the servers' own."""
+    rows = [Row(name) for _ in runs]
+    for run, row in zip(runs, rows, strict=True):
+        try:
+            run()  # the token and the connection, not measured
+        except Exception:
+            row.errors += 1
     began = time.monotonic()
     for _ in range(count):
         if time.monotonic() - began > budget:
-            row.stopped = True
+            for row in rows:
+                row.stopped = True
             break
-        start_at = time.perf_counter()
-        try:
-            run()
-        except Exception:
-            row.errors += 1
-            continue
-        row.samples.append(time.perf_counter() - start_at)
-    return row
+        for run, row in zip(runs, rows, strict=True):
+            start_at = time.perf_counter()
+            try:
+                run()
+            except Exception:
+                row.errors += 1
+                continue
+            row.samples.append(time.perf_counter() - start_at)
+    return rows
 
 
 @dataclass
@@ -297,7 +304,17 @@ class Result:
     seed_seconds: float
 
 
-def run_size(size: Size, count: int, budget: float, directory: Path) -> Result:
+@dataclass
+class Served:
+    size: Size
+    cloud: LiveCloud
+    seeded: Seeded
+    ready_seconds: float
+    settle_seconds: float
+    seed_seconds: float
+
+
+def serve_size(size: Size, directory: Path) -> Served:
     data = directory / size.name
     first = start(data, deploy_seconds=0.0, clean_seconds=0.0)
     first.stop()
@@ -309,13 +326,32 @@ def run_size(size: Size, count: int, budget: float, directory: Path) -> Result:
     ready = time.monotonic() - began
     try:
         settled = settle(cloud.process.pid, limit=600)
-        conn = cloud.connect("tether")
-        rows = {name: measure(run, name, count, budget) for name, run in requests(conn, seeded).items()}
-        memory = rss_mb(cloud.process.pid)
-        conn.close()
-    finally:
+    except BaseException:
         cloud.stop()
-    return Result(size, rows, ready, settled, memory, seed_seconds)
+        raise
+    return Served(size, cloud, seeded, ready, settled, seed_seconds)
+
+
+def run_sizes(sizes: list[Size], count: int, budget: float, directory: Path) -> list[Result]:
+    """Every size served at once, seeded and started one after the other, then measured side by side."""
+    served: list[Served] = []
+    try:
+        for size in sizes:
+            served.append(serve_size(size, directory))
+        conns = [each.cloud.connect("tether") for each in served]
+        asked = [requests(conn, each.seeded) for conn, each in zip(conns, served, strict=True)]
+        rows: list[dict[str, Row]] = [{} for _ in served]
+        for name in asked[0]:
+            for found, row in zip(rows, measure([each[name] for each in asked], name, count, budget), strict=True):
+                found[name] = row
+        memory = [rss_mb(each.cloud.process.pid) for each in served]
+        for conn in conns:
+            conn.close()
+    finally:
+        for each in served:
+            each.cloud.stop()
+    return [Result(each.size, found, each.ready_seconds, each.settle_seconds, rss, each.seed_seconds)
+            for each, found, rss in zip(served, rows, memory, strict=True)]
 
 
 def ms(value: float | None) -> str:
@@ -366,13 +402,14 @@ def main() -> None:
     sizes = {"small": Size("small", 1_000, 200, 500),
              "large": Size("large", 100_000 // args.scale, 10_000 // args.scale, 50_000 // args.scale)}
     with tempfile.TemporaryDirectory(prefix="tether-list-scale-") as directory:
-        results = []
-        for name in args.sizes.split(","):
-            results.append(run_size(sizes[name], args.requests, args.budget, Path(directory)))
-            report(results[-1:])
-            print(flush=True)
-        if len(results) > 1:
-            report(results)
+        results = run_sizes([sizes[name] for name in args.sizes.split(",")], args.requests, args.budget,
+                            Path(directory))
+    for result in results:
+        report([result])
+        print(flush=True)
+    if len(results) > 1:
+        report(results)
+    print(f"load average (1, 5, 15 min) at the end: {' '.join(f'{value:.2f}' for value in os.getloadavg())}")
 
 
 if __name__ == "__main__":

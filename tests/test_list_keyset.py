@@ -123,3 +123,27 @@ def test_what_neutron_reports_but_does_not_store_is_one_value_for_every_row() ->
                 assert attr.fixed is not UNSET, f"{resource.singular}.{attr.name} filters in memory"
             if attr.sort:
                 assert attr.fixed is not UNSET or not attr.visible, f"{resource.singular}.{attr.name} sorts"
+
+
+async def test_a_name_search_pages_by_the_substring_index_and_follows_renames(database: Database) -> None:
+    # The instances' substring index (store.name_search) is kept by the database itself: an insert, a
+    # rename and a delete are each seen by the next search, and a page of a search is the rows that hold
+    # the text, ignoring case, in the page's order.
+    from tether.domain.compute import Instance
+    from tether.store import name_search
+
+    names = ["web-1", "WEB-2", "db-web", "db-1", "cache"]
+    rows = [Instance(uuid=f"{index:04d}-i", name=name, project_id="p", user_id="u", flavor_id="f", image_id="i",
+                     created_at=float(index), updated_at=float(index)) for index, name in enumerate(names)]
+    query = ListQuery(filters={"name": Contains("web")}, sort=(SortKey("created_at", False), SortKey("uuid")))
+    async with database.begin() as conn:
+        await repos.instances.add_all(conn, rows)
+        found = await name_search.matching(conn, repos.instances.table, "name", "web", 10)
+        assert sorted(found or []) == ["0000-i", "0001-i", "0002-i"]
+        assert [i.name for i in await repos.instances.page(conn, query)] == ["db-web", "WEB-2", "web-1"]
+        await repos.instances.update(conn, "0003-i", name="db-webby")
+        await repos.instances.update(conn, "0000-i", name="api-1")
+        await repos.instances.delete(conn, "0001-i")
+        assert [i.name for i in await repos.instances.page(conn, query)] == ["db-webby", "db-web"]
+        assert await name_search.matching(conn, repos.instances.table, "name", "web", 1) is None  # too many
+        assert await name_search.matching(conn, repos.instances.table, "name", "we", 10) is None  # too short

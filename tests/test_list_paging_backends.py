@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Iterator
+from datetime import datetime
 
 import pytest
 
@@ -143,3 +144,109 @@ def test_servers_page_newest_first_by_marker_on_both_backends(cloud: LiveCloud) 
     finally:
         sdk.close()
 
+
+
+def test_server_name_filters_are_regular_expressions_on_both_backends(cloud: LiveCloud) -> None:
+    # nova searches names with a regular expression, anywhere in the name. Plain text (anchored or not) is
+    # first looked for through the names' substring index, which ignores case: the expression still decides.
+    cloud.lift_compute_quotas()
+    sdk = cloud.connect()
+    try:
+        tag = uuid.uuid4().hex[:6]
+        image = next(iter(sdk.image.images()))
+        flavor = next(iter(sdk.compute.flavors()))
+        network = next(network for network in sdk.network.networks() if not network.is_router_external)
+        names = [f"{tag}-web-1", f"{tag}-web-2", f"db-{tag}-web", f"{tag}-db-10"]
+        made = {name: sdk.compute.create_server(name=name, image_id=image.id, flavor_id=flavor.id,
+                                                networks=[{"uuid": network.id}]) for name in names}
+        get = sdk.compute.get
+
+        def listed(pattern: str) -> set[str]:
+            response = get("/servers", params={"name": pattern})
+            assert response.status_code == 200, response.text
+            return {server["name"] for server in response.json()["servers"]}
+
+        assert listed(tag) == set(names)
+        assert listed(f"{tag}-web") == {f"{tag}-web-1", f"{tag}-web-2", f"db-{tag}-web"}
+        assert listed(f"^{tag}-web") == {f"{tag}-web-1", f"{tag}-web-2"}
+        assert listed(f"{tag}-web$") == {f"db-{tag}-web"}
+        assert listed(f"^{tag}-web-[2-9]$") == {f"{tag}-web-2"}
+        assert listed(f"{tag}-(web|db)-1") == {f"{tag}-web-1", f"{tag}-db-10"}
+        assert listed(f"{tag}-db-1.") == {f"{tag}-db-10"}
+        assert listed(f"{tag.upper()}-WEB") == set()  # the index ignores case; the expression does not
+        assert listed(f"{tag}-web-3") == set()
+        # a renamed server is found by its new name only
+        sdk.compute.update_server(made[f"{tag}-db-10"], name=f"{tag}-cache-10")
+        assert listed(f"{tag}-cache") == {f"{tag}-cache-10"}
+        assert listed(f"{tag}-db") == set()
+        # the SDK's find by name: a GET by the name (404), then ?name= and its exact match
+        assert sdk.compute.find_server(f"{tag}-web-1", ignore_missing=False).id == made[f"{tag}-web-1"].id
+        for server in made.values():
+            sdk.compute.delete_server(server.id)
+    finally:
+        sdk.close()
+
+
+def test_keypairs_and_instance_actions_page_in_the_database_on_both_backends(cloud: LiveCloud) -> None:
+    # nova pages keypairs by name from 2.35 and a server's actions newest first from 2.58 (changes-since
+    # and changes-before together): every walk is the unpaged list, and a marker the list does not hold
+    # is nova's 400.
+    cloud.lift_compute_quotas()
+    sdk = cloud.connect()
+    try:
+        tag = uuid.uuid4().hex[:6]
+        made = [sdk.compute.create_keypair(name=f"{tag}-{index}") for index in (2, 0, 1)]
+        keys = {"OpenStack-API-Version": "compute 2.35"}
+
+        def get_keys(path: str):
+            return sdk.compute.get(path, headers=keys, microversion="2.35")
+
+        whole = [k["keypair"]["name"] for k in get_keys("/os-keypairs").json()["keypairs"]]
+        assert [name for name in whole if name.startswith(tag)] == [f"{tag}-0", f"{tag}-1", f"{tag}-2"]
+        paged = _walk(get_keys, "/os-keypairs?limit=1", "keypairs", "keypairs_links",
+                      marker_of=lambda item: item["keypair"]["name"])
+        assert [k["keypair"]["name"] for k in paged] == whole
+        missing = get_keys(f"/os-keypairs?marker={tag}-9")
+        assert missing.status_code == 400
+        assert missing.json()["badRequest"]["message"] == f"Marker {tag}-9 could not be found."
+
+        image = next(iter(sdk.image.images()))
+        flavor = next(iter(sdk.compute.flavors()))
+        server = sdk.compute.create_server(name=f"{tag}-acts", image_id=image.id, flavor_id=flavor.id,
+                                           networks="none")
+        sdk.compute.wait_for_server(server)
+        for _ in range(2):
+            sdk.compute.stop_server(server)
+            sdk.compute.wait_for_server(server, status="SHUTOFF")
+            sdk.compute.start_server(server)
+            sdk.compute.wait_for_server(server)
+        headers = {"OpenStack-API-Version": "compute 2.58"}
+
+        def get_actions(path: str):
+            return sdk.compute.get(path, headers=headers, microversion="2.58")
+
+        base = f"/servers/{server.id}/os-instance-actions"
+        actions = get_actions(base).json()["instanceActions"]
+        assert [a["action"] for a in actions] == ["start", "stop", "start", "stop", "create"]
+        paged = _walk(get_actions, f"{base}?limit=2", "instanceActions", "links",
+                      marker_of=lambda item: item["request_id"])
+        assert [a["request_id"] for a in paged] == [a["request_id"] for a in actions]
+        def between_times(later: dict, earlier: dict) -> str:
+            # halfway between two actions' times: the times shown are rounded to the microsecond
+            a, b = (datetime.fromisoformat(action["updated_at"]) for action in (later, earlier))
+            return (b + (a - b) / 2).isoformat()
+
+        since, before = between_times(actions[3], actions[4]), between_times(actions[0], actions[1])
+        between = get_actions(f"{base}?changes-since={since}&changes-before={before}").json()["instanceActions"]
+        assert [a["request_id"] for a in between] == [a["request_id"] for a in actions[1:4]]
+        walked = _walk(get_actions, f"{base}?changes-since={since}&changes-before={before}&limit=1",
+                       "instanceActions", "links", marker_of=lambda item: item["request_id"])
+        assert [a["request_id"] for a in walked] == [a["request_id"] for a in actions[1:4]]
+        outside = get_actions(f"{base}?changes-since={since}&marker={actions[4]['request_id']}")
+        assert outside.status_code == 400
+        assert outside.json()["badRequest"]["message"] == f"Marker {actions[4]['request_id']} could not be found."
+        sdk.compute.delete_server(server.id)
+        for keypair in made:
+            sdk.compute.delete_keypair(keypair)
+    finally:
+        sdk.close()

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from sqlalchemy import Table, select
 
-from tether.domain.listing import CONDITIONS, STORED, ListQuery, SortKey
-from tether.store import keyset
+from tether.domain.listing import CONDITIONS, STORED, Contains, ListQuery, SortKey
+from tether.store import keyset, name_search
 from tether.store.statements import EQ, Prepared, Renderer, filter_shape
 
 if TYPE_CHECKING:
@@ -19,6 +19,8 @@ T = TypeVar("T")
 
 # Rows read at a time when a test the database cannot run (``keep``) sits between the table and the page.
 SCAN_BATCH = 500
+# Rows a substring index may find for a page to be read by their keys (more: the page's own order).
+SEARCH_MOST = 1_000
 
 
 class Repository(Generic[T]):
@@ -176,6 +178,7 @@ class Repository(Generic[T]):
         """
         if (marker is None) != (query.marker is None):
             raise ValueError("the marker row is given exactly when the query names a marker")
+        query = await self._searched(conn, query)
         plain = _plain_filters(query)
         if plain is not None and keep is None:
             # Every row the filters pick, in stored order: the repository's own statement, which the
@@ -199,6 +202,23 @@ class Repository(Generic[T]):
             if query.limit is not None:
                 del found[query.limit:]
         return found[::-1] if query.reverse else found
+
+    async def _searched(self, conn: StoreConnection, query: ListQuery) -> ListQuery:
+        """``query`` with each text search a substring index serves (``store.name_search``) turned into the
+        keys it found: the page is then read by key, not by testing every row in the page's order."""
+        if self.key is None:
+            return query
+        filters = dict(query.filters)
+        alternatives = list(query.alternatives)
+        for name, wanted in query.filters.items():
+            if isinstance(wanted, Contains):
+                keys = await name_search.matching(conn, self.table, name, wanted.text, SEARCH_MOST)
+                if keys is not None:
+                    del filters[name]
+                    alternatives.append(({self.key: keys},))
+        if len(filters) == len(query.filters):
+            return query
+        return query._replace(filters=filters, alternatives=tuple(alternatives))
 
     async def listed_marker(self, conn: StoreConnection, query: ListQuery) -> T | None:
         """The row ``query.marker`` names if ``query``'s filters keep it, else None: for the APIs whose

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     Column,
     Float,
@@ -11,6 +13,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    event,
 )
 
 from tether.domain import aggregates as aggregate_model
@@ -33,6 +36,7 @@ from tether.domain import routers as router_model
 from tether.domain import security_groups as security_group_model
 from tether.domain import server_groups as server_group_model
 from tether.domain.orchestration import stacks as orchestration
+from tether.store import name_search
 from tether.store.schema import table_for
 
 metadata = MetaData()
@@ -180,12 +184,17 @@ instances = table_for(metadata, "instances", compute.Instance, primary_key=("uui
                              Index("ix_instances_state", "vm_state"),
                              # a boot's quota count and its scheduling read live servers only, covered
                              Index("ix_instances_live_project", "deleted", "project_id", "flavor_id"),
-                             Index("ix_instances_live_hosts", "deleted", "is_baremetal", "host", "flavor_id")))
+                             Index("ix_instances_live_hosts", "deleted", "is_baremetal", "host", "flavor_id"),
+                             # start-up's look at what a server action may have left half-done
+                             Index("ix_instances_task_state", "task_state")))
 instance_vifs = table_for(metadata, "instance_vifs", compute.VifEntry,
                           primary_key=("instance_uuid", "port_id"),
                           extra=(Index("ix_instance_vifs_port", "port_id"),))
 instance_actions = table_for(metadata, "instance_actions", compute.InstanceAction,
-                             primary_key=("request_id", "instance_uuid"))
+                             primary_key=("request_id", "instance_uuid"),
+                             # one server's actions, newest first, a page at a time
+                             extra=(Index("ix_instance_actions_instance", "instance_uuid", "start_time",
+                                          "request_id"),))
 action_events = table_for(metadata, "action_events", compute.ActionEvent, primary_key=("id",),
                           autoincrement="id", text=("traceback",),
                           extra=(Index("ix_action_events_request", "request_id"),))
@@ -235,3 +244,14 @@ intents = Table(
     Column("created_at", Float, nullable=False),
     Index("ix_intents_key", "key"),
 )
+
+
+# Server names' substring index (store.name_search): outside the metadata, installed with it.
+@event.listens_for(metadata, "after_create")
+def _install_name_search(target: MetaData, connection: Any, **_: Any) -> None:
+    name_search.install(connection)
+
+
+@event.listens_for(metadata, "before_drop")
+def _uninstall_name_search(target: MetaData, connection: Any, **_: Any) -> None:
+    name_search.uninstall(connection)

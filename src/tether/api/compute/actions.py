@@ -13,13 +13,13 @@ from fastapi import Depends, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from tether.api import paging, paths
+from tether.api import paths
 from tether.api.compute import views
-from tether.api.compute.bodies import fail
 from tether.api.compute.query import Moment, PageQuery, next_links, timestamp
 from tether.api.deps import caller, cloud
 from tether.api.versions import Microversion
 from tether.domain.compute import ActionEvent, InstanceAction
+from tether.domain.listing import AtLeast, AtMost, ListQuery
 from tether.services.context import RequestContext
 
 router = paths.router("compute")
@@ -76,22 +76,21 @@ class ActionsQuery(PageQuery):
 async def list_actions(server_id: str, request: Request, query: Annotated[ActionsQuery, Query()],
                        ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
-    actions = await cloud(request).compute.instance_actions(ctx, server_id,
-                                                            include_deleted=version.at_least("2.21"))
+    compute = cloud(request).compute
+    include_deleted = version.at_least("2.21")
     if not version.at_least("2.58"):
+        actions = await compute.instance_actions(ctx, server_id, include_deleted=include_deleted)
         return JSONResponse({"instanceActions": [action_body(action, version) for action in actions]})
+    # each bound a group of its own: both may hold for the one column
+    bounds: list[tuple[dict[str, Any], ...]] = []
     for bound, newer, raw in (("changes-since", True, query.changes_since),
                               ("changes-before", False, query.changes_before)):
         if raw is not None:
             moment = timestamp(bound, raw)
-            actions = [a for a in actions if (a.updated_at >= moment if newer else a.updated_at <= moment)]
+            bounds.append(({"updated_at": AtLeast(moment) if newer else AtMost(moment)},))
     limit, marker = query.page()
-    start = None
-    if marker is not None:
-        start = paging.find(actions, marker, lambda action: action.request_id)
-        if start is None:
-            raise fail(f"Marker {marker} could not be found.")
-    chosen = paging.page(actions, paging.ListQuery(marker=marker, limit=limit), marker=start)
+    chosen = await compute.instance_actions(ctx, server_id, include_deleted=include_deleted,
+                                            query=ListQuery(alternatives=tuple(bounds), marker=marker, limit=limit))
     return JSONResponse({"instanceActions": [action_body(action, version) for action in chosen],
                          **next_links(request, f"servers/{server_id}/os-instance-actions", chosen,
                                       chosen[-1].request_id if chosen else None)})

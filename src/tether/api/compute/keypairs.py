@@ -14,7 +14,7 @@ from fastapi import Depends, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import StrictStr
 
-from tether.api import paging, paths
+from tether.api import paths
 from tether.api.compute import views
 from tether.api.compute.bodies import Body, fail, unexpected
 from tether.api.compute.query import PageQuery, Text, next_links
@@ -91,19 +91,15 @@ async def create_keypair(request: Request, parsed: KeypairCreateRequest,
 async def list_keypairs(request: Request, query: Annotated[OwnerQuery, Query()],
                         ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
-    keypairs = await cloud(request).compute.keypairs(ctx, user_id=_owner(query, version))
     links: dict[str, Any] = {}
     if version.at_least("2.35"):
         limit, marker = query.page()
-        start = None
-        if marker is not None:
-            start = paging.find(keypairs, marker, lambda keypair: keypair.name)
-            if start is None:
-                raise fail(f"Marker {marker} could not be found.")
-        keypairs = paging.page(keypairs, paging.ListQuery(sort=(paging.SortKey("name"),), marker=marker,
-                                                          limit=limit), marker=start)
+        keypairs = await cloud(request).compute.keypairs(ctx, user_id=_owner(query, version), limit=limit,
+                                                         marker=marker)
         links = next_links(request, "os-keypairs", keypairs, keypairs[-1].name if keypairs else None,
                            "keypairs_links")
+    else:
+        keypairs = await cloud(request).compute.keypairs(ctx, user_id=_owner(query, version))
     return JSONResponse({"keypairs": [{"keypair": keypair_body(keypair, version, full=False)}
                                       for keypair in keypairs], **links})
 

@@ -222,8 +222,9 @@ def _filters(query: ServerQuery, one: dict[str, str], version: Microversion) -> 
     name = one.get("name", one.get("display_name"))
     if name is not None:
         query.checks.append(_regex("name", name, lambda i: i.name))
-        if name and not _REGEX_SYNTAX.intersection(name):
-            query.prefilters["name"] = Contains(name)
+        literal = _literal_of(name)
+        if literal:
+            query.prefilters["name"] = Contains(literal)
     for key, get in (("key_name", lambda i: i.key_name), ("hostname", views.guest_hostname),
                      ("availability_zone", lambda i: "nova" if i.host else "")):
         if key in one:
@@ -292,6 +293,14 @@ def _sorting(query: ServerQuery, params: dict[str, list[str]], ctx: RequestConte
         elif key not in CONSTANT_SORT_KEYS:
             raise fail(f"Invalid input for query parameters sort_key. Value: {key}. "
                        f"'{key}' is not a valid sort key")
+
+
+def _literal_of(pattern: str) -> str | None:
+    """The text every match of ``pattern`` holds, when it is plain text, perhaps anchored (``^web``,
+    ``web-1$``): the database looks for it through an index before the expression decides. (An escaped
+    ``\\$`` leaves a backslash, which is syntax: no literal.)"""
+    text = pattern.removeprefix("^").removesuffix("$")
+    return text if text and not _REGEX_SYNTAX.intersection(text) else None
 
 
 def _compile(name: str, pattern: str) -> re.Pattern[str]:

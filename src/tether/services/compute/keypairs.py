@@ -20,6 +20,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from tether.domain.errors import compute as ce
 from tether.domain.keypairs import SSH, X509, Keypair
+from tether.domain.listing import ListQuery, SortKey
 from tether.runtime.runtime import Runtime
 from tether.services.compute import quotas
 from tether.services.context import RequestContext
@@ -109,11 +110,19 @@ class Keypairs:
             keypair = await repos.keypairs.add(conn, keypair)
         return keypair, private_key
 
-    async def keypairs(self, ctx: RequestContext, *, user_id: str | None = None) -> list[Keypair]:
-        """The user's keypairs, by name (nova's order, and what its marker names)."""
+    async def keypairs(self, ctx: RequestContext, *, user_id: str | None = None,
+                       limit: int | None = None, marker: str | None = None) -> list[Keypair]:
+        """The user's keypairs, by name (nova's order, and what its marker names), a page of them read in
+        the database: the ``limit`` after the one named ``marker``."""
         owner = self._owner(ctx, user_id, "index")
+        query = ListQuery(filters={"user_id": [owner]}, sort=(SortKey("name"),), marker=marker, limit=limit)
         async with self.store.begin() as conn:
-            return await repos.keypairs.find(conn, order_by=("name",), user_id=owner)
+            after = None
+            if marker is not None:
+                after = await repos.keypairs.first(conn, user_id=owner, name=marker)
+                if after is None:
+                    raise ce.ComputeBadRequest(reason=f"Marker {marker} could not be found.")
+            return await repos.keypairs.page(conn, query, marker=after)
 
     async def keypair(self, ctx: RequestContext, name: str, *, user_id: str | None = None) -> Keypair:
         owner = self._owner(ctx, user_id, "show")

@@ -29,7 +29,7 @@ from tether.domain.compute import (
 )
 from tether.domain.errors import compute as ce
 from tether.domain.ids import is_uuid_like
-from tether.domain.listing import ListQuery
+from tether.domain.listing import ListQuery, SortKey
 from tether.domain.network import Port
 from tether.domain.security_groups import default_group_id
 from tether.domain.tenant_usage import ServerUsage
@@ -149,15 +149,24 @@ class ComputeQueries:
     # -- instance actions ---------------------------------------------------------
 
     async def instance_actions(
-        self, ctx: RequestContext, uuid: str, *, include_deleted: bool
+        self, ctx: RequestContext, uuid: str, *, include_deleted: bool, query: ListQuery | None = None
     ) -> list[InstanceAction]:
-        """Newest first, as nova lists them."""
+        """Newest first, as nova lists them: the page ``query`` asks for (its filters on the action's
+        columns, its limit, after the action its marker names, which the filters must keep), read in the
+        database."""
+        asked = query or ListQuery()
+        query = asked._replace(filters={**asked.filters, "instance_uuid": [uuid]},
+                               sort=(SortKey("start_time", False), SortKey("request_id", False)))
         async with self.store.begin() as conn:
             await _action_target(conn, ctx, uuid, include_deleted)
-            actions = await repos.instance_actions.find(conn, order_by=("start_time", "request_id"),
-                                                        instance_uuid=uuid)
-        actions.reverse()
-        return actions
+            marker = None
+            if query.marker is not None:
+                named = query._replace(filters={**query.filters, "request_id": [query.marker]}, marker=None,
+                                       limit=1)
+                marker = next(iter(await repos.instance_actions.page(conn, named)), None)
+                if marker is None:
+                    raise ce.ComputeBadRequest(reason=f"Marker {query.marker} could not be found.")
+            return await repos.instance_actions.page(conn, query, marker=marker)
 
     async def instance_action(
         self, ctx: RequestContext, uuid: str, request_id: str, *, include_deleted: bool

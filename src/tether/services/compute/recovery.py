@@ -21,7 +21,7 @@ from tether.services.compute.network_sync import NetworkSync
 from tether.services.compute.node_vanished import NodeVanished, node_still_ours
 from tether.services.compute.plugging import Plugging
 from tether.services.compute.server_action import ServerActions
-from tether.store import intents, repos
+from tether.store import intents, suspects
 from tether.store.database import Store
 
 if TYPE_CHECKING:
@@ -58,20 +58,25 @@ class Recovery:
                               name=f"recover.action:{intent.key[:8]}")
             elif intent.kind == "attach":
                 self.rt.spawn(self._recover_attach(intent.key, intent.id), name=f"recover.attach:{intent.key[:8]}")
-        # Events in flight died with the process (a port-deleted notice, a cache refresh):
-        # level-triggered, a resync of every settled instance from truth replaces them all.
-        self.rt.spawn(self._resync_all(), name="recover.resync")
+        # Events in flight died with the process (a port-deleted notice, a cache refresh): level-triggered,
+        # a resync of every instance whose facts disagree replaces them all. The database finds those
+        # (store.suspects); the sliced resync of the reconcilers comes by every other one in time.
+        self.rt.spawn(self._resync_suspects(), name="recover.resync")
         return len(pending)
 
-    async def _resync_all(self) -> None:
+    async def _resync_suspects(self) -> None:
         async with self.store.begin() as conn:
-            live = await repos.instances.find(conn, deleted=False)
-        for instance in live:
-            if instance.is_baremetal and instance.node and not await self.plugging.still_placed(instance):
-                # A node deleted or torn down just before the crash: its notice died with us.
-                await self.node_released(instance.uuid, instance.node)
-                continue
-            await self.sync.reconcile(instance.uuid)
+            forgotten = await suspects.nodes_forgotten(conn)
+            # a guest's device the cache does not list (zombie-interface): the hypervisor knows its devices
+            plugged = ((iface.instance_uuid, iface.port_id) for iface in self.plugging.hypervisor.interfaces())
+            others = await suspects.caches_out_of_line(conn) | await suspects.in_action_steps(conn) \
+                | await suspects.uncached(conn, plugged)
+        for uuid, node in forgotten:
+            # A node deleted or torn down just before the crash: its notice died with us.
+            await self.node_released(uuid, node)
+            others.discard(uuid)
+        for uuid in sorted(others):
+            await self.sync.reconcile(uuid)
 
     async def _recover_build(self, uuid: str, request_id: str) -> None:
         async with self.rt.locks.hold("instance", uuid):
