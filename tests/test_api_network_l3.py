@@ -156,3 +156,16 @@ def test_neutron_quotas_are_shown_set_and_enforced_with_neutrons_409(live_cloud,
         admin_http.request("DELETE", f"/quotas/{project.id}")
         demo.close()
     assert admin_http.request("GET", f"/quotas/{project.id}").json()["quota"]["network"] == 100
+
+
+def test_an_external_networks_subnets_stay_its_owners(admin_http, demo_http) -> None:
+    """neutron without subnet-external-network: others see the external network, not its subnets."""
+    public = demo_http.request("GET", "/networks", name="public").json()["networks"]
+    assert [network["router:external"] for network in public] == [True]
+    subnet_id = public[0]["subnets"][0]
+    assert admin_http.request("GET", f"/subnets/{subnet_id}").status_code == 200
+    assert subnet_id in [s["id"] for s in admin_http.request("GET", "/subnets", network_id=public[0]["id"]).json()[
+        "subnets"]]
+    assert demo_http.request("GET", "/subnets", network_id=public[0]["id"]).json()["subnets"] == []
+    assert subnet_id not in [subnet["id"] for subnet in demo_http.request("GET", "/subnets").json()["subnets"]]
+    demo_http.error(demo_http.request("GET", f"/subnets/{subnet_id}"), 404, "SubnetNotFound")

@@ -38,6 +38,11 @@ def can_see_subnet(ctx: RequestContext, subnet: Subnet, network: Network | None)
     return ctx.owns(subnet.project_id) or (network is not None and network.shared)
 
 
+def subnets_networks(ctx: RequestContext) -> tuple[Filters, ...]:
+    """The networks whose subnets ``can_see_subnet`` shows a non-owner, as filters: the shared ones."""
+    return ({"project_id": [ctx.project_id]}, {"shared": [True]})
+
+
 def can_see_port(ctx: RequestContext, port: Port) -> bool:
     return ctx.owns(port.project_id)
 

@@ -177,8 +177,8 @@ class Subnets:
         query = listed(query, column_filters(repos.subnets.table, filters))
         async with self.store.begin() as conn:
             if not ctx.is_admin:
-                # policy.can_see_subnet: its own, or on a network the caller may see
-                networks = await repos.networks.page(conn, ListQuery(alternatives=(policy.visible_networks(ctx),)))
+                # policy.can_see_subnet: its own, or on a shared network (not an external one's)
+                networks = await repos.networks.page(conn, ListQuery(alternatives=(policy.subnets_networks(ctx),)))
                 seen = ({"project_id": [ctx.project_id]}, {"network_id": [network.id for network in networks]})
                 query = query._replace(alternatives=(*query.alternatives, seen))
             return await repos.subnets.page(conn, query, marker=marker)
