@@ -169,3 +169,26 @@ def test_an_external_networks_subnets_stay_its_owners(admin_http, demo_http) -> 
     assert demo_http.request("GET", "/subnets", network_id=public[0]["id"]).json()["subnets"] == []
     assert subnet_id not in [subnet["id"] for subnet in demo_http.request("GET", "/subnets").json()["subnets"]]
     demo_http.error(demo_http.request("GET", f"/subnets/{subnet_id}"), 404, "SubnetNotFound")
+
+
+def test_an_auto_address_subnet_goes_with_its_ports_addresses(admin_http) -> None:
+    """neutron: a SLAAC (or stateless) address is the port's own; deleting the subnet takes it from the port."""
+    network = admin_http.request("POST", "/networks", {"network": {"name": unique("v6")}}).json()["network"]
+    try:
+        def subnet(cidr: str) -> dict:
+            return admin_http.request("POST", "/subnets", {"subnet": {
+                "network_id": network["id"], "ip_version": 6, "cidr": cidr, "ipv6_address_mode": "slaac",
+                "ipv6_ra_mode": "slaac"}}).json()["subnet"]
+
+        slaac, stateful_v4 = subnet("2001:db8:1::/64"), admin_http.request("POST", "/subnets", {"subnet": {
+            "network_id": network["id"], "ip_version": 4, "cidr": "10.90.0.0/24"}}).json()["subnet"]
+        port = admin_http.request("POST", "/ports", {"port": {"network_id": network["id"]}}).json()["port"]
+        assert {ip["subnet_id"] for ip in port["fixed_ips"]} == {slaac["id"], stateful_v4["id"]}
+        # the IPv4 subnet's address is the user's to give back first; the SLAAC one is not
+        assert admin_http.error(admin_http.request("DELETE", f"/subnets/{stateful_v4['id']}"), 409, "SubnetInUse")
+        assert admin_http.request("DELETE", f"/subnets/{slaac['id']}").status_code == 204
+        left = admin_http.request("GET", f"/ports/{port['id']}").json()["port"]["fixed_ips"]
+        assert [ip["subnet_id"] for ip in left] == [stateful_v4["id"]]
+        admin_http.request("DELETE", f"/ports/{port['id']}")
+    finally:
+        admin_http.request("DELETE", f"/networks/{network['id']}")

@@ -224,7 +224,10 @@ class Subnets:
             await rows.network(conn, subnet.network_id, "update")
             allocations = await repos.ip_allocations.find(conn, subnet_id=subnet.id)
             holders = await repos.ports.find(conn, id={a.port_id for a in allocations})
-            if any(not port.auto_deleted for port in holders):
+            # neutron: a SLAAC or stateless address is the port's own making, and goes with the subnet
+            # (a router's interface would hold it, but Tether puts none on such a subnet yet)
+            auto = ipam.is_auto_address(subnet.ipv6_address_mode, subnet.ipv6_ra_mode)
+            if not auto and any(not port.auto_deleted for port in holders):
                 raise SubnetInUse(subnet_id=subnet.id)
             await repos.ip_allocations.delete_where(conn, subnet_id=subnet.id)
             await repos.resource_tags.delete_where(conn, resource_id=subnet.id)
