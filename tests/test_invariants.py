@@ -539,3 +539,11 @@ def test_skipped_ports_and_servers_do_not_end_their_loops() -> None:
     resting_last = Snapshot(now=0.0, instances=[server("vm-0", vm_state=vm.STOPPED), server()],
                             ports=[port(device_id="vm-1")], vifs=[cached("vm-0", "x"), cached("vm-1", "port-1")])
     assert found(inv.zombie_interface(resting_last)) == [("zombie-interface", {"instance": "vm-1", "port": "port-1"})]
+
+
+def test_a_node_naming_a_server_of_another_node_whichever_sorts_first() -> None:
+    moved = inv.association(Snapshot(now=0.0, **deployed(instances=[bare_metal(node="node-0")],
+                                                          nodes=[node(instance="bm-1"), node("node-0")])))
+    assert "node node-1 names instance bm-1, which names node node-0" in [v.evidence for v in moved]
+    early = server(vm_state=vm.BUILDING, deadline=10.0)
+    assert inv.stuck_transient(Snapshot(now=9.0, instances=[early])) == []

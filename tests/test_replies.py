@@ -120,3 +120,38 @@ def test_a_call_describes_itself_by_what_it_names_and_is_a_value() -> None:
     assert rp.Call(0, "user", rp.DELETE_PORT, port="p-1").describe() == "user's delete-port port p-1"
     assert rp.Call(0, "user", rp.BOOT).describe() == "user's boot"
     assert len({rp.Call(0, "user", rp.BOOT), rp.Call(0, "user", rp.BOOT)}) == 1  # histories are keyed by calls
+
+
+def test_attached_needs_the_binding_the_cache_and_a_live_server_and_plugged_only_at_rest() -> None:
+    both = frozenset({("s-1", "p-1")})
+    live = {"s-1": (vm.ACTIVE, None, False, "hv-1")}
+    assert rp.Facts(ports={"p-1": "s-1"}, cached=both, plugged=both, servers=live).attached("s-1", "p-1")
+    # bound elsewhere, though cached and plugged here
+    assert not rp.Facts(ports={"p-1": "s-2"}, cached=both, plugged=both, servers=live).attached("s-1", "p-1")
+    # the server is gone
+    assert not rp.Facts(ports={"p-1": "s-1"}, cached=both, plugged=both, servers={}).attached("s-1", "p-1")
+    # a stopped server has nothing plugged, and is no less attached
+    stopped = {"s-1": (vm.STOPPED, None, False, "hv-1")}
+    assert rp.Facts(ports={"p-1": "s-1"}, cached=both, servers=stopped).attached("s-1", "p-1")
+    assert not rp.Facts(ports={"p-1": "s-1"}, cached=both, servers=live).attached("s-1", "p-1")
+
+
+def test_only_an_active_answer_promises_a_working_server() -> None:
+    for answer in ("BUILD", "ERROR", "SHUTOFF"):
+        assert rp.check_replies([LOOK, rp.Reply(LOOK, True, answer, rp.facts_of(Snapshot(now=0.0)))]) == [], answer
+    assert active(Snapshot(now=0.0))  # and ACTIVE does
+    told = rp.Reply(LOOK, True, fresh("ACTIVE"), rp.facts_of(Snapshot(now=0.0)))
+    assert rp.check_replies([LOOK, told])
+
+
+def test_a_delete_of_that_server_read_from_a_store_excuses_its_missing_port() -> None:
+    portless = Snapshot(now=0.0, instances=[server()])
+    assert active(portless, rp.Call(1, "user", rp.DELETE_SERVER, server=fresh("s-1"))) == []
+    assert active(portless, rp.Call(1, "user", rp.DELETE_SERVER, server="s-2"))
+    bound = Snapshot(now=0.0, instances=[server()], ports=[port(device_id="s-1")])
+    assert active(bound, rp.Call(1, "user-2", rp.DELETE_PORT, port=fresh("p-1"))) == []
+
+
+def test_replies_and_looks_are_values() -> None:
+    reply = rp.Reply(LOOK, True, "ACTIVE")
+    assert len({reply, rp.Reply(LOOK, True, "ACTIVE")}) == 1
