@@ -192,3 +192,28 @@ def test_an_auto_address_subnet_goes_with_its_ports_addresses(admin_http) -> Non
         admin_http.request("DELETE", f"/ports/{port['id']}")
     finally:
         admin_http.request("DELETE", f"/networks/{network['id']}")
+
+
+def test_ports_are_found_by_a_part_of_their_address(admin_http) -> None:
+    """neutron's ip-substring-filtering: ``fixed_ips=ip_address_substr=`` matches inside the address."""
+    assert "ip-substring-filtering" in [e["alias"] for e in admin_http.request("GET", "/extensions").json()[
+        "extensions"]]
+    network = admin_http.request("POST", "/networks", {"network": {"name": unique("substr")}}).json()["network"]
+    try:
+        admin_http.request("POST", "/subnets", {"subnet": {"network_id": network["id"], "ip_version": 4,
+                                                           "cidr": "10.91.7.0/24"}})
+        made = [admin_http.request("POST", "/ports", {"port": {"network_id": network["id"], "fixed_ips": [
+            {"ip_address": address}]}}).json()["port"]["id"] for address in ("10.91.7.15", "10.91.7.150", "10.91.7.9")]
+
+        def found(*values: str) -> list[str]:
+            ports = admin_http.client.get("/ports", params=[("fixed_ips", value) for value in values]).json()["ports"]
+            return sorted(port["id"] for port in ports)
+
+        assert found("ip_address_substr=91.7.15") == sorted(made[:2])
+        assert found("ip_address_substr=.9") == sorted(made)
+        assert found("ip_address_substr=91.7.15", "ip_address=10.91.7.150") == [made[1]]
+        assert found("ip_address_substr=192.168") == []
+        for port_id in made:
+            admin_http.request("DELETE", f"/ports/{port_id}")
+    finally:
+        admin_http.request("DELETE", f"/networks/{network['id']}")

@@ -66,6 +66,8 @@ EXTENSIONS = (
     ("quota_details", "Quota details management support",
      "Expose functions for quotas usage statistics per project", "2017-02-10T10:00:00-00:00"),
     ("agent", "agent", "The agent management extension.", "2013-02-03T10:00:00-00:00"),
+    ("ip-substring-filtering", "IP address substring filtering",
+     "Provides IP address substring filtering when listing ports", "2017-11-28T09:00:00-00:00"),
     ("standard-attr-tag", "Tag support for resources with standard attribute: subnet, trunk, network_segment_range, "
      "router, network, policy, subnetpool, port, security_group, floatingip",
      "Enables to set tag on resources with standard attribute.", "2017-01-01T00:00:00-00:00"),

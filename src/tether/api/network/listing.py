@@ -26,8 +26,9 @@ from tether.domain.errors.network import BadRequest, InvalidInput
 from tether.domain.listing import AtLeast
 
 NOT_FILTERS = ("fields", "sort_key", "sort_dir", "limit", "marker", "page_reverse", "changed_since")
-# A port's fixed_ips filter: ``fixed_ips=ip_address=10.0.0.5`` and ``fixed_ips=subnet_id=<id>``.
-FIXED_IP_FILTERS = ("ip_address", "subnet_id")
+# A port's fixed_ips filter: ``fixed_ips=ip_address=10.0.0.5``, ``fixed_ips=subnet_id=<id>`` and
+# ``fixed_ips=ip_address_substr=10.0`` (ip-substring-filtering).
+FIXED_IP_FILTERS = ("ip_address", "subnet_id", "ip_address_substr")
 # What every resource stores without an attribute field of its own (the API shows them as ISO text, which
 # sorts as the stored seconds do).
 STANDARD_COLUMNS = ("created_at", "updated_at")
@@ -90,7 +91,7 @@ def _last(grouped: dict[str, list[str]], name: str) -> str | None:
 
 
 def _fixed_ip_filters(values: list[str], into: dict[str, list[Any]]) -> None:
-    """neutron-lib's ``convert_kvp_list_to_dict``; keys other than the two neutron reads are ignored."""
+    """neutron-lib's ``convert_kvp_list_to_dict``; keys other than the three neutron reads are ignored."""
     for value in values:
         key, sep, item = value.partition("=")
         if not sep or not key:

@@ -19,7 +19,7 @@ from tether.domain.errors.network import (
 )
 from tether.domain.events import VifDeleted
 from tether.domain.ids import new_uuid
-from tether.domain.listing import ListQuery
+from tether.domain.listing import Contains, ListQuery
 from tether.domain.network import CREATED_BY_USER, CREATORS, DOWN, FLOATINGIP_OWNER, VNIC_TYPES, Port, vif_type_for
 from tether.runtime.runtime import Runtime
 from tether.services.context import RequestContext
@@ -45,6 +45,8 @@ UPDATABLE = (
 READ_ONLY = ("id", "network_id", "project_id", "status", "binding_vif_type", "created_by",
              "created_at", "updated_at")
 ADDRESS_FILTERS = ("ip_address", "subnet_id")
+# neutron's ip-substring-filtering: a fixed IP whose address holds the text (LIKE '%text%')
+SUBSTRING_FILTER = "ip_address_substr"
 GROUP_FILTERS = ("security_groups",)
 
 
@@ -193,14 +195,20 @@ class Ports:
         """The ports ``filters`` (column equality, ``ip_address``/``subnet_id`` of a fixed IP, or any of
         ``security_groups``) and ``query`` (its order and page, after ``marker``) pick, of those the caller
         may see, paged in the database."""
-        filters = column_filters(repos.ports.table, filters, extra=ADDRESS_FILTERS + GROUP_FILTERS)
+        filters = column_filters(repos.ports.table, filters,
+                                 extra=(*ADDRESS_FILTERS, SUBSTRING_FILTER, *GROUP_FILTERS))
         by_address = {name: filters.pop(name) for name in ADDRESS_FILTERS if name in filters}
+        by_substring = filters.pop(SUBSTRING_FILTER, None)
         by_group = filters.pop("security_groups", None)
         own_projects_only(ctx, filters)  # policy.can_see_port, as a filter
         async with self.store.begin() as conn:
             holders: set[str] | None = None
             if by_address:
                 holders = {a.port_id for a in await repos.ip_allocations.find(conn, **by_address)}
+            if by_substring is not None:
+                holding = {allocation.port_id for text in as_values(by_substring) for allocation in
+                           await repos.ip_allocations.page(conn, ListQuery({"ip_address": Contains(str(text))}))}
+                holders = holding if holders is None else holders & holding
             if by_group is not None:
                 # A port's groups are a JSON list, which no index serves: the group's ports are read among
                 # the ports the other filters pick, and the page is then taken by id.
