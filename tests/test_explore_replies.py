@@ -198,7 +198,7 @@ def recovery_that_forgets_every_interface(monkeypatch: pytest.MonkeyPatch) -> No
                     async with self.store.begin() as conn:
                         await network_info.drop_vif(conn, instance.uuid, port_id)
 
-    monkeypatch.setattr(Recovery, "_resync_all", forget_every_interface)
+    monkeypatch.setattr(Recovery, "_resync_suspects", forget_every_interface)
 
 
 async def test_a_correct_recovery_keeps_what_the_replies_before_the_crash_promised() -> None:

@@ -6,7 +6,8 @@ agree with their ports. What a dead process can have left half-done without an
 intent is a disagreement the database can see by itself: a cache entry whose
 port is gone or bound elsewhere, a port bound to a live instance that its
 cache does not list, an instance in a server action's step, a bare-metal
-instance whose node no longer names it. Each is one statement that joins
+instance whose node no longer names it; and, against the devices the driver
+reports, a device the cache does not list or a cached port with no device. Each is one statement that joins
 through primary keys and indexes; no row comes back that does not need a look.
 The periodic, sliced resync remains the backstop for what only a driver knows.
 """
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import and_, false, or_, select, true
 
+from tether.domain import compute_states as vm
 from tether.store import tables
 
 if TYPE_CHECKING:
@@ -64,6 +66,18 @@ async def nodes_forgotten(conn: StoreConnection) -> list[tuple[str, str]]:
                             nodes.c.instance_uuid != instances.c.uuid))
                  .order_by(instances.c.uuid))
     return [(row[0], row[1]) for row in await conn.execute(statement)]
+
+
+async def unplugged(conn: StoreConnection, pairs: Iterable[tuple[str, str]]) -> set[str]:
+    """Live VM instances at rest whose cache lists a port that is not among ``pairs`` (instance, port:
+    devices a driver has plugged): zombie-interface's second half, which a detach cut short leaves."""
+    have = set(pairs)
+    vifs, instances = tables.instance_vifs, tables.instances
+    statement = (select(vifs.c.instance_uuid, vifs.c.port_id)
+                 .select_from(vifs.join(instances, instances.c.uuid == vifs.c.instance_uuid))
+                 .where(instances.c.deleted == false(), instances.c.is_baremetal == false(),
+                        instances.c.vm_state == vm.ACTIVE, instances.c.task_state.is_(None)))
+    return {uuid for uuid, port in await conn.execute(statement) if (uuid, port) not in have}
 
 
 async def uncached(conn: StoreConnection, pairs: Iterable[tuple[str, str]]) -> set[str]:
