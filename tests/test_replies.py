@@ -8,13 +8,16 @@ server, what a call says of itself, and bare metal's VIFs counted as plugged.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
+
+import pytest
 
 from tether.domain import baremetal_states as bms
 from tether.domain import compute_states as vm
 from tether.domain import replies as rp
 from tether.domain.baremetal import TENANT_VIF_KEY, Node, NodePort
-from tether.domain.compute import Instance, VifEntry
+from tether.domain.compute import GuestInterface, Instance, VifEntry
 from tether.domain.invariants import Snapshot
 from tether.domain.network import Port
 
@@ -155,3 +158,42 @@ def test_a_delete_of_that_server_read_from_a_store_excuses_its_missing_port() ->
 def test_replies_and_looks_are_values() -> None:
     reply = rp.Reply(LOOK, True, "ACTIVE")
     assert len({reply, rp.Reply(LOOK, True, "ACTIVE")}) == 1
+
+
+def test_what_another_server_caches_is_not_this_ones() -> None:
+    snap = Snapshot(now=0.0, instances=[server(), server("s-2")], ports=[port(device_id="s-1"), port("p-2")],
+                    vifs=[VifEntry("s-1", "p-1", "net", MAC), VifEntry("s-2", "p-2", "net", MAC)],
+                    guest_devices=[rp_device("s-1", "p-1")])
+    assert active(snap) == []
+
+
+def rp_device(instance: str, port_id: str) -> GuestInterface:
+    return GuestInterface("hv-1", instance, "tap" + port_id, MAC, port_id)
+
+
+def test_a_later_state_is_held_against_an_attach_read_from_a_store_but_not_against_a_look() -> None:
+    attach = rp.Call(0, "user", fresh(rp.ATTACH), server="s-1", port="p-1")
+    attached = Snapshot(now=0.0, instances=[server()], ports=[port(device_id="s-1")],
+                        vifs=[VifEntry("s-1", "p-1", "net", MAC)], guest_devices=[rp_device("s-1", "p-1")])
+    later = rp.Observed(rp.facts_of(Snapshot(now=0.0, instances=[server()])))
+    (lie,) = rp.check_replies([attach, rp.Reply(attach, True, "ok", rp.facts_of(attached)), later])
+    assert "no later operation removed it" in lie.evidence
+    # a look that answered ACTIVE promised nothing about later states
+    look = rp.Call(0, "user", rp.SHOW_SERVER, server="s-1")
+    assert rp.check_replies([look, rp.Reply(look, True, "ACTIVE", rp.facts_of(attached)),
+                             rp.Observed(rp.facts_of(Snapshot(now=0.0)))]) == []
+
+
+def test_a_server_deleted_in_its_state_is_not_live_and_a_live_one_is_named_first() -> None:
+    gone = rp.facts_of(Snapshot(now=0.0, instances=[server(vm_state=fresh(vm.DELETED))]))
+    assert gone.servers == {}
+    look = rp.Call(0, "user", rp.SHOW_SERVER, server="s-1")
+    left = Snapshot(now=0.0, instances=[server()], ports=[port(device_id="s-1")])
+    (lie,) = rp.check_replies([look, rp.Reply(look, True, rp.GONE, rp.facts_of(left))])
+    assert lie.evidence.endswith("but when it answered: it is live; port p-1 is bound to it")
+
+
+def test_an_observed_state_is_not_changed_after_the_fact() -> None:
+    observed = rp.Observed(rp.Facts())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        observed.label = "another"  # type: ignore[misc]
