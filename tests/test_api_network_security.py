@@ -241,3 +241,26 @@ def test_server_create_with_a_security_group_gives_its_port_that_group(live_clou
     finally:
         live_cloud.cli("server", "delete", "--wait", name, timeout=180, check=False)
         sdk.network.delete_security_group(group)
+
+
+def test_a_default_group_an_admin_deleted_is_made_again_for_the_projects_next_port(sdk, admin_http) -> None:
+    project = sdk.identity.create_project(name=unique("sgproject"), domain_id="default")
+    network = sdk.network.create_network(name=unique("sgnet"), project_id=project.id)
+    sdk.network.create_subnet(network_id=network.id, ip_version=4, cidr="10.77.0.0/24", project_id=project.id)
+    try:
+        first = sdk.network.create_port(network_id=network.id, project_id=project.id)
+        (default,) = first.security_group_ids
+        assert sdk.network.get_security_group(default).name == "default"
+        sdk.network.delete_port(first)
+        assert admin_http.request("DELETE", f"/security-groups/{default}").status_code == 204
+
+        # neutron makes the project's default group again on its next port, rules and all
+        second = sdk.network.create_port(network_id=network.id, project_id=project.id)
+        (again,) = second.security_group_ids
+        remade = sdk.network.get_security_group(again)
+        assert (remade.name, remade.project_id) == ("default", project.id)
+        assert len(list(sdk.network.security_group_rules(security_group_id=again))) == 4
+        sdk.network.delete_port(second)
+    finally:
+        sdk.network.delete_network(network)
+        sdk.identity.delete_project(project)

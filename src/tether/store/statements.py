@@ -66,10 +66,18 @@ def filter_shape(filters: dict[str, Any]) -> tuple[tuple[tuple[str, str, int], .
 _json_decoder = json.JSONDecoder()
 
 
+# Most JSON columns of a row hold an empty object or list (a server's metadata, tags, hints...):
+# made directly, each a new one as a decode would give.
+_EMPTY_JSON = {"{}": dict, "[]": list}
+
+
 def _json_value(value: str | None) -> Any:
     # What SQLAlchemy's own JSON processor does, less json.loads's two whitespace regexes
     # (a quarter of the cost): the text was written by json.dumps, so it has no padding.
-    return None if value is None else _json_decoder.raw_decode(value)[0]
+    if value is None:
+        return None
+    empty = _EMPTY_JSON.get(value)
+    return empty() if empty is not None else _json_decoder.raw_decode(value)[0]
 
 
 def _result_processor(impl: Any, dialect: Dialect) -> Processor:

@@ -62,7 +62,6 @@ async def check_boot(conn: StoreConnection, project_id: str, user_id: str, flavo
                      max_count: int) -> int:
     """How many servers of ``flavor`` may boot now, or nova's TooManyInstances. Call it in the transaction
     that adds the instances: it locks the project row, so the count stays true until they are added."""
-    await repos.projects.get(conn, project_id, lock="update")
     # the project's limits and its users' in one read: a boot is the hot path
     rows = await repos.quota_limits.find(conn, project_id=project_id)
     project_limits = {row.resource: row.hard_limit for row in rows if row.user_id == ""}
@@ -70,6 +69,9 @@ async def check_boot(conn: StoreConnection, project_id: str, user_id: str, flavo
     # nova checks the user's limits only when the user has some on instances, cores or ram
     by_user = user_id if any(name in user_limits for name in q.BOOT_RESOURCES) else None
     limits = q.effective_limits(project_limits, user_limits if by_user else None)
+    if all(limits[name] == q.UNLIMITED for name in q.BOOT_RESOURCES):
+        return max_count  # nothing to count against, so nothing to hold still
+    await repos.projects.get(conn, project_id, lock="update")
     used = await _servers_usage(conn, project_id, by_user)
     return q.instances_allowed(limits, used, flavor.vcpus, flavor.ram, min_count, max_count)
 

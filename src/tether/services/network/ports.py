@@ -344,24 +344,31 @@ class Ports:
             extra_dhcp_opts=item.dhcp_opts,
         )
         port.allowed_address_pairs = port_extras.with_port_mac(item.pairs, port.mac_address)
+        if item.groups is None and secure and not port.owned_by_network:
+            # neutron's _ensure_default_security_group_on_port: the default group goes in with the row (a
+            # port create is the hot path), and comes off below should the port get no address
+            default = await repos.security_groups.get(conn, default_group_id(port.project_id))
+            if default is None:
+                self.security_groups.forget_default(port.project_id)
+            port.security_group_ids = [default.id] if default is not None else []
         await rows.insert_port(conn, port)
         subnets = await rows.subnets_of(conn, network.id)
         has_ip = await fixed_ips.Allocator(conn, network.id, subnets).allocate(port, item.requests) > 0
-        groups = await _groups_for_new_port(conn, ctx, port, item.groups, secure, has_ip)
+        if item.groups is None:
+            if port.security_group_ids and not has_ip:
+                await rows.update_port(conn, port, security_group_ids=[])
+                port.security_group_ids = []
+            return port
+        groups = await _requested_groups(conn, ctx, port, item.groups, secure, has_ip)
         if groups:
             await rows.update_port(conn, port, security_group_ids=groups)
             port.security_group_ids = groups
         return port
 
 
-async def _groups_for_new_port(conn: StoreConnection, ctx: RequestContext, port: Port, requested: list[str] | None,
-                               secure: bool, has_ip: bool) -> list[str]:
-    """neutron's ``_ensure_default_security_group_on_port`` and ``_get_security_groups_on_port``."""
-    if requested is None:
-        if not secure or not has_ip or port.owned_by_network:
-            return []
-        default = await repos.security_groups.get(conn, default_group_id(port.project_id))
-        return [default.id] if default is not None else []
+async def _requested_groups(conn: StoreConnection, ctx: RequestContext, port: Port, requested: list[str],
+                            secure: bool, has_ip: bool) -> list[str]:
+    """neutron's ``_get_security_groups_on_port`` for the groups a create names."""
     if requested and (not secure or not has_ip):
         raise PortSecurityAndIPRequiredForSecurityGroups()
     await _check_groups(conn, ctx, port.project_id, requested)

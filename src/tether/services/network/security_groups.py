@@ -9,7 +9,7 @@ derived from the project, so two first uses racing make one group, not two.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
@@ -68,6 +68,9 @@ class SecurityGroups:
     store: Store
     rt: Runtime
     rng: random.Random
+    # Projects whose default group this process has seen: every port create asks, and this process owns
+    # the store (one serve per data dir), so only a delete here can take one away (see ``forget_default``).
+    _defaults_seen: set[str] = field(default_factory=set)
 
     # -- the default group ---------------------------------------------------------------------
 
@@ -76,8 +79,11 @@ class SecurityGroups:
         if not project_id:
             return None
         group_id = default_group_id(project_id)
+        if project_id in self._defaults_seen:
+            return group_id
         async with self.store.begin() as conn:
             if await repos.security_groups.get(conn, group_id) is not None:
+                self._defaults_seen.add(project_id)
                 return group_id
         now = self.rt.now()
         group = SecurityGroup(id=group_id, name=sg.DEFAULT_NAME, project_id=project_id,
@@ -88,7 +94,12 @@ class SecurityGroups:
                 await self._add_rules(conn, group, sg.default_rules(group.id, default_group=True))
         except IntegrityError:
             pass  # another first use made it meanwhile
+        self._defaults_seen.add(project_id)
         return group_id
+
+    def forget_default(self, project_id: str) -> None:
+        """The project's default group is gone (or was found missing): the next port makes it again."""
+        self._defaults_seen.discard(project_id)
 
     # -- groups ------------------------------------------------------------------------------------
 
@@ -159,6 +170,10 @@ class SecurityGroups:
             await repos.security_group_rules.delete_where(conn, remote_group_id=group.id)
             await repos.resource_tags.delete_where(conn, resource_id=group.id)
             await repos.security_groups.delete(conn, group.id)
+            if group.is_default:
+                self.forget_default(group.project_id)
+        if group.is_default:
+            self.forget_default(group.project_id)  # again: a port made meanwhile may have seen it
 
     # -- rules ---------------------------------------------------------------------------------
 
