@@ -317,3 +317,42 @@ def test_audit_finds_a_stuck_build_and_a_zombie_interface_and_only_with_guests_r
             (f["invariant"], f["resources"]["instance"]) for f in report["findings"]), store["findings"]
         zombie = next(f for f in store["findings"] if f["invariant"] == "zombie-interface")
         assert zombie["resources"]["device"].startswith("tap") and mac in zombie["evidence"], zombie
+
+
+def test_audit_finds_a_users_port_the_node_kept_when_both_bugs_are_on(tmp_path: Path) -> None:
+    """Seeds 000 and 001 together: the server on a user's port is deleted, compute gives the port back
+    (unbound, no device) but the node, free again, keeps it as its VIF. Nothing names compute any more,
+    yet the node is blocked: the audit must not take it for a standalone ironic user's VIF."""
+    bugs = ("--emulate-bug", "stale-vif-on-terminate", "--emulate-bug", "mac-kept-on-unbind", *QUIET)
+    with running((tmp_path / "both", bugs, {"clean_seconds": 5.0})) as (cloud,), session(cloud, "both") as term:
+        node = term.only_node_1()
+        (nic,) = term.lines_of("baremetal", "port", "list", "--node", "node-1", "-c", "UUID")
+        port = term.json("port", "create", "--network", "private", "test-port1")["id"]
+        term.boot("test-server", "--flavor", "baremetal", "--port", "test-port1")
+        term.run("server", "delete", "--wait", "test-server")
+        term.wait_available("node-1")
+        assert term.lines_of("baremetal", "node", "vif", "list", "node-1") == [port]
+        assert term.lines_of("port", "show", "test-port1", "-c", "device_id") == [""]
+
+        code, report = audit(cloud)
+        assert code == 3
+        assert shape(report) == [("stale-vif", {"node": node, "vif": port, "nic": nic})], report["findings"]
+        assert "unbound after the node recorded it" in report["findings"][0]["evidence"]
+        assert report["findings"][0]["repair"]["action"] == "detach-vif"
+        # The store read directly says the same.
+        store = tether(cloud, "audit", "--data-dir", str(cloud.data_dir), "--format", "json")
+        assert store.returncode == 3 and shape(json.loads(store.stdout)) == shape(report), store
+
+        # Ironic of the bug's time keeps the NIC's MAC on the port it detaches: the second pass resets it.
+        done = tether(cloud, "repair", "--os-cloud", "tether", "--older-than", "0", "--apply")
+        assert done.returncode == 4 and done.stdout.startswith("REPAIRED stale-vif"), done
+        code, report = audit(cloud)
+        assert [f["invariant"] for f in report["findings"]] in ([], ["mac-conflict"]), report["findings"]
+        if report["findings"]:
+            done = tether(cloud, "repair", "--os-cloud", "tether", "--older-than", "0", "--apply")
+            assert done.returncode == 4, done
+        code, report = audit(cloud)
+        assert (code, report["findings"]) == (0, []), report
+        assert term.lines_of("baremetal", "node", "vif", "list", "node-1") == []
+        server = term.boot("again", "--flavor", "baremetal", "--nic", "net-id=private")
+        assert (server["status"], server["OS-EXT-SRV-ATTR:hypervisor_hostname"]) == ("ACTIVE", node), server

@@ -132,6 +132,25 @@ def test_stale_vif_leaves_a_standalone_ironic_users_vif_alone() -> None:
     assert len(inv.stale_vif(owned)) == 1
 
 
+
+def test_stale_vif_names_a_users_port_released_after_the_node_recorded_it() -> None:
+    # Seeds 000 and 001 together: compute gave the user's port back (unbound, no device) but the node,
+    # free now, kept it as its VIF, so the next server finds no free NIC. Nothing names compute any more.
+    recorded = NodePort(uuid="nic-1", address="52:54:00:00:00:01", node_uuid="node-1",
+                        internal_info={TENANT_VIF_KEY: "port-1"}, updated_at=100.0)
+    released = port(updated_at=160.0)
+    snap = Snapshot(now=200.0, nodes=[node()], ports=[released], node_ports=[recorded])
+    violations = inv.stale_vif(snap)
+    assert found(violations) == [("stale-vif", {"node": "node-1", "vif": "port-1", "nic": "nic-1"})]
+    assert violations[0].evidence == ("node node-1 lists VIF port-1 but its port was unbound after the node "
+                                      "recorded it, and the node has no instance")
+    # a standalone user's VIF: attached after its port last changed, or bound, or on a node they hold
+    assert inv.stale_vif(replace(snap, ports=[port(updated_at=100.0)])) == []
+    assert inv.stale_vif(replace(snap, ports=[replace(released, device_id="node-1")])) == []
+    assert inv.stale_vif(replace(snap, ports=[replace(released, binding_host_id="node-1")])) == []
+    assert inv.stale_vif(replace(snap, nodes=[node(instance="someone-elses")])) == []
+    assert inv.stale_vif(replace(snap, node_ports=[replace(recorded, updated_at=0.0)])) == []
+
 # -- orphan-port ---------------------------------------------------------------------------------
 
 

@@ -364,7 +364,7 @@ def check(
 
 
 OsCloud = Annotated[str | None, typer.Option("--os-cloud", envvar="OS_CLOUD", metavar="NAME", show_default=False,
-                                             help="The cloud in clouds.yaml [default: the OS_* environment].")]
+                                             help="The cloud in clouds.yaml (default: the OS_* environment).")]
 Only = Annotated[str | None, typer.Option("--only", metavar="ID,...", help="Only these invariants.")]
 Project = Annotated[str | None, typer.Option("--project", metavar="P",
                                              help="Only findings that involve this project's servers or ports.")]

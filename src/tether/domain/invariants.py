@@ -103,8 +103,22 @@ def node_vifs(snap: Snapshot) -> list[tuple[str, str, str]]:
     return found  # type: ignore[return-value]
 
 
+def released_since(node: Node | None, port: Port, recorded_at: float) -> bool:
+    """Whether the VIF's port was given back after the node recorded it, and the node kept it.
+
+    A user's port that compute gives back is unbound and names no device, so it reads like a
+    standalone ironic user's VIF on a free node; but such a user's VIF is bound when it is attached,
+    or at least not changed after it. A port bound to nothing, changed after the NIC recorded it as
+    its VIF, on a node nobody holds, was released without the VIF being detached (seeds 000 and
+    001 together: the node is blocked for the next server).
+    """
+    free = node is not None and node.instance_uuid is None
+    return free and not port.device_id and not port.is_bound and port.updated_at > recorded_at > 0
+
+
 def stale_vif(snap: Snapshot) -> list[Violation]:
     index = _Index(snap)
+    recorded = {nic.uuid: nic.updated_at for nic in [*snap.node_ports, *snap.portgroups]}
     out = []
     for node_uuid, vif, holder in node_vifs(snap):
         node = index.nodes.get(node_uuid)
@@ -113,7 +127,9 @@ def stale_vif(snap: Snapshot) -> list[Violation]:
         if port is None:
             why = "its port no longer exists"
         elif not index.compute_involved(node, port):
-            continue  # a standalone ironic user's own VIF (no compute instance, no compute port)
+            if not released_since(node, port, recorded.get(holder, 0.0)):
+                continue  # a standalone ironic user's own VIF (no compute instance, no compute port)
+            why = "its port was unbound after the node recorded it, and the node has no instance"
         elif owner is None:
             why = "the node has no live instance"
         elif port.device_id != owner.uuid:
