@@ -11,6 +11,7 @@ Each failure is a ``Failure``: a line saying what to do, and an exit code of its
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import signal
@@ -323,6 +324,12 @@ async def _serve(options: ServeOptions, sockets: list[socket.socket], cloud: Clo
                             server_header=False,
                             ssl_certfile=tls.cert if tls else None, ssl_keyfile=tls.key if tls else None)
     server = uvicorn.Server(config)
+    # What start-up made (modules, routes, models: most of the heap) lives as long as the process. Left
+    # in the collector's oldest generation, every full collection walks it: 100 ms stalls in the middle
+    # of requests at random (a page's p99 was 90 ms on a p50 of 10). Frozen, a collection walks only
+    # what serving made.
+    gc.collect()
+    gc.freeze()
     reconcilers = ReconcileLoop(cloud, resync_interval=options.reconcile_interval)
     cloud.rt.spawn(reconcilers.work(), name="reconcilers", daemon=True)
     cloud.rt.spawn(reconcilers.resync(), name="reconcilers.resync", daemon=True)

@@ -9,6 +9,7 @@ document.
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -118,6 +119,7 @@ class _Collections:
         if app is None:
             chosen = [route for route in self.routes if _collection_of_route(route.path) in (collection, _ANY)]
             app = self.apps[collection] = _service(self.cloud, self.base_url, chosen, openapi_url=None)
+            gc.freeze()  # it lives as long as the process: out of the collector's way, as start-up's is
         await app(scope, receive, send)
 
 
