@@ -41,6 +41,7 @@ class FakeHypervisor:
         self._console: dict[tuple[str, str], list[str]] = {}
         self._report: Callable[[object], None] | None = None
         self._booted = time.monotonic()
+        self._separate: set[str] = set()  # power and console records of an older journal, each its own
         self._load()
 
     def report_to(self, report: Callable[[object], None] | None) -> None:
@@ -61,7 +62,6 @@ class FakeHypervisor:
 
     def create_domain(self, host: str, instance_uuid: str) -> None:
         self._domains.add((host, instance_uuid))
-        self._record(_domain_key(host, instance_uuid), [host, instance_uuid])
         self.set_power(host, instance_uuid, RUNNING, "boot")
 
     def power(self, host: str, instance_uuid: str) -> int:
@@ -76,7 +76,6 @@ class FakeHypervisor:
         if key not in self._domains:
             raise HypervisorError(f"Domain not found: no domain with matching uuid '{instance_uuid}'")
         self._power[key] = state
-        self._record(_power_key(host, instance_uuid), [host, instance_uuid, state])
         self.write_console(host, instance_uuid, *_CONSOLE_LINES.get((why, state), (f"[tether] {why}",)))
         return state
 
@@ -85,7 +84,9 @@ class FakeHypervisor:
         log = self._console.setdefault(key, [])
         log.extend(lines)
         del log[:-CONSOLE_LINES]
-        self._record(_console_key(host, instance_uuid), [host, instance_uuid, log])
+        # one record per guest, its power state and console with it: a boot or a power change is one write
+        self._record(_domain_key(host, instance_uuid), [host, instance_uuid, self._power.get(key, RUNNING), log])
+        self._forget_separate(host, instance_uuid)
 
     def console_log(self, host: str, instance_uuid: str) -> list[str]:
         return list(self._console.get((host, instance_uuid), ()))
@@ -97,10 +98,10 @@ class FakeHypervisor:
             del self._interfaces[(interface.host, interface.instance_uuid, interface.port_id)]
             self._record(_interface_key(interface), None)
         self._domains.discard((host, instance_uuid))
+        self._power.pop((host, instance_uuid), None)
+        self._console.pop((host, instance_uuid), None)
         self._record(_domain_key(host, instance_uuid), None)
-        for store, journal_key in ((self._power, _power_key), (self._console, _console_key)):
-            if store.pop((host, instance_uuid), None) is not None:
-                self._record(journal_key(host, instance_uuid), None)
+        self._forget_separate(host, instance_uuid)
         if self._report is not None:
             for interface in gone:
                 self._report(GuestDeviceUnplugged(interface.port_id))
@@ -155,13 +156,25 @@ class FakeHypervisor:
         for key, value in self._journal.load().items():
             if key.startswith("domain/"):
                 self._domains.add((value[0], value[1]))
-            elif key.startswith("power/"):
+                if len(value) == 4:
+                    self._power[(value[0], value[1])] = value[2]
+                    self._console[(value[0], value[1])] = list(value[3])
+            elif key.startswith("power/"):  # a journal written before power and console joined the domain's
+                self._separate.add(key)
                 self._power[(value[0], value[1])] = value[2]
             elif key.startswith("console/"):
+                self._separate.add(key)
                 self._console[(value[0], value[1])] = list(value[2])
             else:
                 interface = GuestInterface(**value)
                 self._interfaces[(interface.host, interface.instance_uuid, interface.port_id)] = interface
+
+    def _forget_separate(self, host: str, instance_uuid: str) -> None:
+        """An older journal's own power and console records of this guest: its domain's record holds them now."""
+        for key in (_power_key(host, instance_uuid), _console_key(host, instance_uuid)):
+            if key in self._separate:
+                self._separate.discard(key)
+                self._record(key, None)
 
     def _record(self, key: str, value: Any) -> None:
         if self._journal is not None:
