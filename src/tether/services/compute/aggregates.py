@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 
 from tether.domain.aggregates import DEFAULT_ZONE, Aggregate, zone_of
 from tether.domain.errors import compute as ce
 from tether.domain.ids import new_uuid
 from tether.runtime.runtime import Runtime
+from tether.services.compute.zones import ZoneMap
 from tether.services.context import RequestContext
 from tether.store import repos
 from tether.store.database import Store, StoreConnection
@@ -37,6 +40,15 @@ class Aggregates:
     store: Store
     rt: Runtime
     rng: random.Random
+    zone_map: ZoneMap = field(default_factory=ZoneMap)
+
+    @asynccontextmanager
+    async def _changing(self) -> AsyncIterator[StoreConnection]:
+        try:
+            async with self.store.begin() as conn:
+                yield conn
+        finally:
+            self.zone_map.changed()  # after the commit: the scheduler's next read sees it
 
     async def aggregates(self, ctx: RequestContext) -> list[Aggregate]:
         _admin(ctx, "index")
@@ -61,7 +73,7 @@ class Aggregates:
         now = self.rt.now()
         aggregate = Aggregate(id=None, uuid=new_uuid(self.rng), name=name,  # type: ignore[arg-type]
                               metadata={"availability_zone": zone} if zone else {}, created_at=now)
-        async with self.store.begin() as conn:
+        async with self._changing() as conn:
             if await repos.aggregates.first(conn, name=name) is not None:
                 raise ce.ComputeConflict(reason=f"Aggregate {name} already exists.")
             return await repos.aggregates.add(conn, aggregate)
@@ -70,7 +82,7 @@ class Aggregates:
                                zone: str | None = None, zone_given: bool = False) -> Aggregate:
         _admin(ctx, "update")
         _zone_name_problem(zone)
-        async with self.store.begin() as conn:
+        async with self._changing() as conn:
             aggregate = await _require(conn, aggregate_id)
             if name is not None and name != aggregate.name:
                 if await repos.aggregates.first(conn, name=name) is not None:
@@ -91,7 +103,7 @@ class Aggregates:
 
     async def delete_aggregate(self, ctx: RequestContext, aggregate_id: str) -> None:
         _admin(ctx, "delete")
-        async with self.store.begin() as conn:
+        async with self._changing() as conn:
             aggregate = await _require(conn, aggregate_id)
             if aggregate.hosts:
                 raise ce.ComputeBadRequest(reason=f"Cannot perform action 'delete' on aggregate {aggregate.id}. "
@@ -100,7 +112,7 @@ class Aggregates:
 
     async def add_host(self, ctx: RequestContext, aggregate_id: str, host: str) -> Aggregate:
         _admin(ctx, "add_host")
-        async with self.store.begin() as conn:
+        async with self._changing() as conn:
             aggregate = await _require(conn, aggregate_id)
             if await repos.hypervisors.first(conn, hostname=host) is None:
                 raise ce.ComputeNotFound(reason=f"Compute host {host} could not be found.")
@@ -119,7 +131,7 @@ class Aggregates:
 
     async def remove_host(self, ctx: RequestContext, aggregate_id: str, host: str) -> Aggregate:
         _admin(ctx, "remove_host")
-        async with self.store.begin() as conn:
+        async with self._changing() as conn:
             aggregate = await _require(conn, aggregate_id)
             if host not in aggregate.hosts:
                 raise ce.ComputeNotFound(reason=f"Cannot remove host {host} in aggregate {aggregate.id}")
@@ -132,7 +144,7 @@ class Aggregates:
                            metadata: dict[str, str | None]) -> Aggregate:
         """Merge ``metadata`` in; a key set to None is removed (nova's set_metadata)."""
         _admin(ctx, "set_metadata")
-        async with self.store.begin() as conn:
+        async with self._changing() as conn:
             aggregate = await _require(conn, aggregate_id)
             merged = dict(aggregate.metadata)
             for key, value in metadata.items():

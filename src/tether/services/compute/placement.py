@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tether.domain.aggregates import DEFAULT_ZONE, zone_of
@@ -12,6 +12,7 @@ from tether.domain.placement import Usage, choose_hypervisor, fits
 from tether.domain.server_groups import AFFINITY
 from tether.runtime.runtime import Runtime
 from tether.services.compute import server_groups
+from tether.services.compute.zones import ZoneMap
 from tether.store import repos
 from tether.store.database import Store
 
@@ -28,6 +29,7 @@ class Placement:
     store: Store
     rt: Runtime
     baremetal: BaremetalService
+    zones: ZoneMap = field(default_factory=ZoneMap)
 
     async def claim(self, instance: Instance, flavor: Flavor) -> Instance:
         if flavor.is_baremetal:
@@ -37,7 +39,7 @@ class Placement:
     async def claim_hypervisor(self, instance: Instance, flavor: Flavor) -> Instance:
         async with self.store.begin() as conn:
             hypervisors = await repos.hypervisors.find(conn, order_by=("hostname",))
-            aggregates = await repos.aggregates.find(conn)
+            aggregates = await self.zones.aggregates(conn)
             if instance.pinned_availability_zone is not None:
                 # nova's AvailabilityZoneFilter: only the hosts the zone's aggregates hold (or, for the
                 # default zone, those no zone's aggregate holds)

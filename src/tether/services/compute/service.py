@@ -51,6 +51,7 @@ from tether.services.compute.server_groups import ServerGroups
 from tether.services.compute.server_updates import ServerUpdates
 from tether.services.compute.servers import Servers
 from tether.services.compute.snapshot import Snapshot
+from tether.services.compute.zones import ZoneMap
 from tether.store.database import Store
 
 if TYPE_CHECKING:
@@ -96,7 +97,8 @@ class ComputeService:
                           ownership=ownership, node_poll_interval=node_poll_interval,
                           node_teardown_timeout=node_teardown_timeout, release_nodes=steps.release_nodes)
         failure = InstanceFailure(store, runtime, instances, release)
-        placement = Placement(store, runtime, baremetal)
+        zones = ZoneMap()
+        placement = Placement(store, runtime, baremetal, zones)
         build = Build(store, runtime, instances=instances, placement=placement,
                       failure=failure, network=network, baremetal=baremetal, hypervisor=hypervisor,
                       vif_plug_timeout=vif_plug_timeout, node_poll_interval=node_poll_interval,
@@ -129,7 +131,7 @@ class ComputeService:
         keypairs = Keypairs(store, runtime)
         quotas = Quotas(store)
         services = ComputeServices(store)
-        aggregates = Aggregates(store, runtime, rng)
+        aggregates = Aggregates(store, runtime, rng, zones)
         groups = ServerGroups(store, runtime, rng)
         flavor_settings = FlavorSettings(store)
 
