@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Hashable
+
 import pytest
 
 from tether.runtime.clock import VirtualClock
-from tether.runtime.locks import ORDER, LockMisuse, LockOrderViolation
+from tether.runtime.locks import ORDER, LockMisuse, LockOrderViolation, MemoryLocks
 from tether.runtime.runtime import Runtime
 from tether.services.compute.delete import Delete
 from tether.sim.explore import ExploreOptions, explore
@@ -77,6 +80,116 @@ async def test_a_lock_wait_with_a_timeout_gets_the_lock_released_in_time_and_giv
     rt.spawn(waiter("hasty", 1.0), name="hasty")
     await rt.executor.scheduler.run()  # type: ignore[attr-defined]
     assert got == {"patient": True, "hasty": False}
+
+
+async def test_a_timed_wait_shorter_than_a_second_gets_a_lock_released_before_its_deadline() -> None:
+    """Kills ``remaining <= 0`` made ``<= 1``: a wait with under a second left gave up without waiting."""
+    rt = scheduled_runtime(Scheduler(VirtualClock(0.0)))
+    got: list[bool] = []
+
+    async def holder() -> None:
+        async with rt.locks.hold("node", "n-1"):
+            await rt.sleep(0.25)
+
+    async def waiter() -> None:
+        got.append(await rt.locks.acquire("node", "n-1", timeout=0.5))
+        rt.locks.release("node", "n-1")
+
+    rt.spawn(holder(), name="holder")
+    rt.spawn(waiter(), name="waiter")
+    await rt.executor.scheduler.run()  # type: ignore[attr-defined]
+    assert got == [True]
+
+
+async def test_in_serve_a_timed_wait_woken_after_its_deadline_gives_up() -> None:
+    """Kills ``remaining <= 0`` made ``== 0``: a real clock reads past the deadline, never exactly on it,
+    and the wait went round again with a negative timeout until the lock was let go."""
+    rt = Runtime()
+    async with rt.locks.hold("node", "n-1"):
+
+        async def waiter() -> bool:
+            return await rt.locks.acquire("node", "n-1", timeout=0.05)
+
+        assert await asyncio.wait_for(asyncio.create_task(waiter()), 5.0) is False
+
+
+async def test_releasing_one_of_two_locks_of_a_kind_keeps_the_other_in_the_order() -> None:
+    """Kills ``if not slots`` made ``if slots``: the release forgot the locks its holder still held."""
+    rt = Runtime()
+    async with rt.locks.hold("node", "n-1"):
+        async with rt.locks.hold("node", "n-2"):
+            pass
+        assert rt.locks.is_locked("node", "n-1") and not rt.locks.is_locked("node", "n-2")
+        with pytest.raises(LockOrderViolation) as raised:
+            await rt.locks.acquire("instance", "i-1")
+    assert raised.value.held == ("node", "n-1")
+    async with rt.locks.hold("instance", "i-1"):  # all released: the order starts afresh
+        assert rt.locks.is_locked("instance", "i-1")
+
+
+async def test_only_the_holder_releases_a_lock() -> None:
+    """Kills ``slot in self._held`` made ``not slot in``: another task released a lock it did not hold."""
+    rt = Runtime()
+    await rt.locks.acquire("node", "n-1")
+
+    async def intruder() -> None:
+        rt.locks.release("node", "n-1")
+
+    with pytest.raises(LockMisuse, match="does not hold it"):
+        await asyncio.create_task(intruder())
+    assert rt.locks.is_locked("node", "n-1")
+    rt.locks.release("node", "n-1")
+    assert not rt.locks.is_locked("node", "n-1")
+
+
+async def test_try_acquire_says_no_to_a_held_lock_and_takes_a_free_one() -> None:
+    """Kills ``return False`` made ``return True`` in ``try_acquire``: a held lock was reported taken."""
+    rt = Runtime()
+    async with rt.locks.hold("port", "p-1"):
+        me = rt.locks.holder("port", "p-1")
+
+        async def other() -> tuple[bool, bool]:
+            return rt.locks.try_acquire("port", "p-1"), rt.locks.try_acquire("port", "p-2")
+
+        assert await asyncio.create_task(other()) == (False, True)
+        assert rt.locks.holder("port", "p-1") is me and rt.locks.holder("port", "p-2") is not me
+
+
+class _Kernel:
+    """Just enough of ``Signals`` to see what a lock wait asks of it: a wait times out at once."""
+
+    def __init__(self) -> None:
+        self.time, self.running = 0.0, "a"
+        self.waits: list[tuple[Hashable, float | None, str, bool]] = []
+
+    def now(self) -> float:
+        return self.time
+
+    def owner(self) -> object:
+        return self.running
+
+    async def wait(self, key: Hashable, timeout: float | None, point: str = "wait", *, guard: bool = False) -> bool:
+        self.waits.append((key, timeout, point, guard))
+        self.time += timeout or 0.0
+        return False
+
+    def notify(self, key: Hashable) -> None:
+        pass
+
+
+async def test_a_lock_wait_is_a_memoryless_loop_the_explorer_may_skip() -> None:
+    """Kills ``guard=True`` made ``False``: the explorer would re-order every turn of a lock wait.
+
+    The wait loop re-reads who holds the lock each turn and keeps only its deadline, which is
+    the promise ``guard`` makes (``Runtime.wait``); the wait is named for the kind of lock.
+    """
+    kernel = _Kernel()
+    locks = MemoryLocks(kernel)
+    assert locks.try_acquire("node", "n-1")
+    kernel.running = "b"
+    assert not await locks.acquire("node", "n-1", timeout=2.0)
+    assert kernel.waits == [(("lock", "node", "n-1"), 2.0, "lock.wait.node", True)]
+    assert locks.holder("node", "n-1") == "a"
 
 
 @pytest.fixture
