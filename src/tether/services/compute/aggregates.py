@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tether.domain.aggregates import DEFAULT_ZONE, Aggregate, zone_of
 from tether.domain.errors import compute as ce
@@ -40,7 +40,7 @@ class Aggregates:
     store: Store
     rt: Runtime
     rng: random.Random
-    zone_map: ZoneMap = field(default_factory=ZoneMap)
+    zone_map: ZoneMap  # the scheduler's: told of each change
 
     @asynccontextmanager
     async def _changing(self) -> AsyncIterator[StoreConnection]:

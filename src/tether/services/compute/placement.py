@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tether.domain.aggregates import DEFAULT_ZONE, zone_of
@@ -29,7 +29,7 @@ class Placement:
     store: Store
     rt: Runtime
     baremetal: BaremetalService
-    zones: ZoneMap = field(default_factory=ZoneMap)
+    zones: ZoneMap  # shared with the aggregates' service, which tells it of each change
 
     async def claim(self, instance: Instance, flavor: Flavor) -> Instance:
         if flavor.is_baremetal:

@@ -170,10 +170,8 @@ class SecurityGroups:
             await repos.security_group_rules.delete_where(conn, remote_group_id=group.id)
             await repos.resource_tags.delete_where(conn, resource_id=group.id)
             await repos.security_groups.delete(conn, group.id)
-            if group.is_default:
-                self.forget_default(group.project_id)
         if group.is_default:
-            self.forget_default(group.project_id)  # again: a port made meanwhile may have seen it
+            self.forget_default(group.project_id)  # once committed: the project's next port looks again
 
     # -- rules ---------------------------------------------------------------------------------
 
