@@ -682,3 +682,30 @@ def test_only_a_router_interface_must_be_on_a_subnet() -> None:
     others = [port("t", device_owner="trunk:subport", fixed_ips=[]),
               port("n", device_owner="neutron:LOADBALANCERV2", fixed_ips=[], mac="fa:16:3e:00:00:0b")]
     assert inv.router_interface(Snapshot(now=0.0, ports=others, routers=[], subnet_ids=set())) == []
+
+
+def test_the_last_values_read_from_a_store_and_a_network_that_sorts_after_the_ports() -> None:
+    assert inv.association(Snapshot(now=0.0, **deployed(instances=[bare_metal(node=fresh("node-1"))]))) == []
+    assert len(inv.server_group_policy(grouped(fresh(ANTI_AFFINITY), ["a", "a"]))) == 1
+    late = server(vm_state=fresh(vm.BUILDING), deadline=10.0)
+    assert len(inv.stuck_transient(Snapshot(now=11.0, instances=[late]))) == 1
+    deleted = server(vm_state=fresh(vm.DELETED))
+    assert len(inv.orphan_port(Snapshot(now=0.0, instances=[deleted], ports=[port(device_id="vm-1")],
+                                        vifs=[cached("vm-1", "port-1")]))) == 1
+    held = IpAllocation("sub", "10.0.0.5", "zzz", "port-1")
+    assert len(inv.ip_allocation(Snapshot(now=0.0, ports=[port()], ip_allocations=[held]))) == 1
+
+
+def test_a_stable_node_or_an_unassociated_floating_ip_does_not_end_its_loop() -> None:
+    deadline = bms.PROVISION_STATES.states[bms.DEPLOYWAIT].deadline
+    assert deadline is not None
+    nodes = [node("node-0", provision_state=bms.ACTIVE), node(provision_state=bms.DEPLOYWAIT)]
+    assert found(inv.stuck_transient(Snapshot(now=1.0 + deadline, nodes=nodes))) == [
+        ("stuck-transient", {"node": "node-1"})]
+    holder = port("fport", device_id="fip-1", device_owner=FLOATINGIP_OWNER, mac="fa:16:3e:00:00:09")
+    fips = [fip(), fip(id="fip-2", port_id="port-1", fixed_ip_address="10.0.0.5")]
+    assert found(inv.floating_ip_port(Snapshot(now=0.0, ports=[holder], floating_ips=fips))) == [
+        ("floating-ip-port", {"floatingip": "fip-2", "port": "port-1"})]
+    stray = port("fport", device_id="fip-9", device_owner=fresh(FLOATINGIP_OWNER))
+    assert len(inv.router_interface(Snapshot(now=0.0, ports=[stray], routers=[], subnet_ids=set(),
+                                             floating_ips=[]))) == 1
