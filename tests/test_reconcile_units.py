@@ -50,7 +50,8 @@ def test_an_instance_in_flight_is_looked_at_again_when_its_deadline_passes() -> 
     acting = replace(snap, instances=[server(vm_state=vm.ACTIVE, task_state=vm.REBOOTING)])
     assert next_look(acting, Key("instance", "vm-1")) == 60.0
     # at rest, deleted, without a deadline, or past it already: nothing to wait for
-    for instance in (server(vm_state=vm.ACTIVE), server(deleted=True), server(deadline=None), server(deadline=40.0),
+    for instance in (server(vm_state=vm.ACTIVE), server(vm_state=vm.STOPPED), server(vm_state=vm.ERROR),
+                     server(deleted=True), server(deadline=None), server(deadline=40.0),
                      server(deadline=30.0)):
         assert next_look(replace(snap, instances=[instance]), Key("instance", "vm-1")) is None, instance
 
@@ -68,6 +69,18 @@ def test_a_node_in_flight_is_looked_at_again_when_its_states_deadline_passes() -
     # the earliest of two waits
     assert next_look(Snapshot(now=40.0, nodes=[node(), node(provision_updated_at=12.0)]),
                      Key("node", "node-1")) == 10.0 + WAIT - 40.0
+
+
+def fresh(text: str) -> str:
+    """An equal string that is another object, as one read from a database is."""
+    return "".join(list(text))
+
+
+def test_a_key_read_from_a_store_compares_by_value() -> None:
+    snap = Snapshot(now=40.0, instances=[server(vm_state=fresh(vm.BUILDING))], nodes=[node()])
+    assert next_look(snap, Key("instance", fresh("vm-1"))) == 60.0
+    assert next_look(snap, Key("node", fresh("node-1"))) == 10.0 + WAIT - 40.0
+    assert next_look(snap, Key(fresh("instance"), "vm-1")) == 60.0
 
 
 def test_an_instance_key_never_reads_the_nodes_nor_a_node_key_the_instances() -> None:
@@ -88,10 +101,24 @@ async def test_zombie_interfaces_of_a_gone_instance_clear_its_devices_and_domain
     cloud = SimpleNamespace(compute=SimpleNamespace(live_instance=live_instance),
                             world=SimpleNamespace(hypervisor=hypervisor))
     reconciler = ZombieInterfaces(cloud)  # type: ignore[arg-type]
-    # the id as a database gives it: an equal string that is another object
-    violation = Violation("zombie-interface", {"instance": "".join(list("vm-1"))}, "its instance is gone")
+    violation = Violation("zombie-interface", {"instance": fresh("vm-1")}, "its instance is gone")
     assert await reconciler.mend(violation) is True
     assert [i.instance_uuid for i in hypervisor.interfaces()] == ["vm-0", "vm-2"]
     assert sorted(hypervisor.domains()) == [("hv-1", "vm-0"), ("hv-1", "vm-2")]
     # nothing plugged any more: nothing changed, though a domain may be cleared
     assert await reconciler.mend(violation) is False
+
+
+async def test_zombie_interfaces_of_a_gone_instance_without_a_domain_are_unplugged() -> None:
+    # a device left on a host where the instance has no domain (a destroy that did not take its devices)
+    hypervisor = FakeHypervisor()
+    hypervisor.plug("hv-2", "vm-1", "port-1", "fa:16:3e:00:00:01")
+
+    async def live_instance(uuid: str) -> None:
+        return None
+
+    cloud = SimpleNamespace(compute=SimpleNamespace(live_instance=live_instance),
+                            world=SimpleNamespace(hypervisor=hypervisor))
+    violation = Violation("zombie-interface", {"instance": "vm-1"}, "its instance is gone")
+    assert await ZombieInterfaces(cloud).mend(violation) is True  # type: ignore[arg-type]
+    assert hypervisor.interfaces() == []
