@@ -63,10 +63,11 @@ MODULES: dict[str, Oracle] = {
                                  "each_reconciler_mends and (event-lost or names-deleted)"),
     "reconcile/ports.py": Oracle(("tests/test_explore_protections.py",),
                                  "each_reconciler_mends and (cache-entry-lost or mac-kept)"),
-    "reconcile/instances.py": Oracle(("tests/test_explore_protections.py",),
-                                     "each_reconciler_mends and guest-device-lost"),
-    "reconcile/transients.py": Oracle(("tests/test_explore_protections.py",),
-                                      "each_reconciler_mends and past-deadline"),
+    # with their own decisions, which no planted disagreement reaches: a node's deadline, another's domain
+    "reconcile/instances.py": Oracle(("tests/test_explore_protections.py", "tests/test_reconcile_units.py"),
+                                     "(each_reconciler_mends and guest-device-lost) or reconcile_units"),
+    "reconcile/transients.py": Oracle(("tests/test_explore_protections.py", "tests/test_reconcile_units.py"),
+                                      "(each_reconciler_mends and past-deadline) or reconcile_units"),
     # rules 1 and 2: the VIF and port tear-down (each layer of seed 000's race explored alone)
     "services/compute/release.py": Oracle(("tests/test_explore_protections.py", "tests/test_scenarios.py"),
                                           "each_layer_holds or (passes_without and (terminate or reuse))"),

@@ -9,8 +9,10 @@ or a dropped branch fails a test of its own (the oracle of ``bench/mutations.py`
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import FrozenInstanceError, replace
 from typing import Any
+
+import pytest
 
 from tether.domain import baremetal_states as bms
 from tether.domain import compute_states as vm
@@ -21,6 +23,7 @@ from tether.domain.invariants import Snapshot, Violation
 from tether.domain.network import (
     CREATED_BY_COMPUTE,
     CREATED_BY_ORCHESTRATION,
+    CREATED_BY_USER,
     FLOATINGIP_OWNER,
     ROUTER_GATEWAY_OWNER,
     ROUTER_INTERFACE_OWNER,
@@ -566,3 +569,143 @@ def test_a_node_naming_a_server_of_another_node_whichever_sorts_first() -> None:
     assert "node node-1 names instance bm-1, which names node node-0" in [v.evidence for v in moved]
     early = server(vm_state=vm.BUILDING, deadline=10.0)
     assert inv.stuck_transient(Snapshot(now=9.0, instances=[early])) == []
+
+
+# -- survivors of a full mutation run (bench/mutations.py --module domain/invariants.py) ----------
+
+
+def test_a_violation_is_a_value_equal_by_value_and_unchangeable() -> None:
+    one, same = Violation("stale-vif", {"node": "n"}, "why"), Violation("stale-vif", {"node": "n"}, "why")
+    assert one == same
+    with pytest.raises(FrozenInstanceError):
+        one.evidence = "other"  # type: ignore[misc]
+
+
+def test_a_users_port_as_the_vif_of_a_node_compute_holds_is_compute_s_to_judge() -> None:
+    # the node names a compute instance, so its VIF is compute's even on a port compute neither made
+    # nor owns (a user's port, given back and no longer bound): the NIC keeps a VIF the server lost
+    violations = inv.stale_vif(Snapshot(now=0.0, **deployed(ports=[port()])))
+    assert [v.evidence for v in violations] == [
+        "node node-1 lists VIF port-1 but the port is bound to nothing, not to instance bm-1"]
+
+
+def test_a_port_changed_before_the_node_recorded_it_was_not_released_since() -> None:
+    recorded = NodePort(uuid="nic-1", address="52:54:00:00:00:01", node_uuid="node-1",
+                        internal_info={TENANT_VIF_KEY: "port-1"}, updated_at=100.0)
+    snap = Snapshot(now=200.0, nodes=[node()], ports=[port(updated_at=50.0)], node_ports=[recorded])
+    assert inv.stale_vif(snap) == []
+
+
+def test_a_server_at_rest_past_an_old_deadline_and_an_active_bare_metal_server_are_not_stuck() -> None:
+    # every vm_state but BUILDING is at rest without a task (ERROR, STOPPED... sort after "building")
+    for state in (vm.STOPPED, vm.ERROR, vm.PAUSED):
+        assert inv.stuck_transient(Snapshot(now=11.0, instances=[server(vm_state=state, deadline=10.0)])) == []
+    # an ACTIVE bare-metal server whose node left it is the association check's, not a stuck build
+    assert inv.stuck_transient(Snapshot(now=0.0, instances=[bare_metal()], nodes=[])) == []
+    assert inv.stuck_transient(Snapshot(now=0.0, instances=[bare_metal()], nodes=[node(instance="aaa")])) == []
+
+
+def test_a_bare_metal_build_whose_node_names_another_instance_whichever_sorts_first() -> None:
+    building = bare_metal(vm_state=vm.BUILDING)
+    for other in ("aaa", "zzz"):
+        violations = inv.stuck_transient(Snapshot(now=0.0, instances=[building], nodes=[node(instance=other)]))
+        assert found(violations) == [("stuck-transient", {"instance": "bm-1", "node": "node-1"})], other
+
+
+def test_a_server_at_rest_is_not_left_in_flight_whatever_its_state() -> None:
+    at_rest = [server(f"vm-{state}", vm_state=state) for state in (vm.ACTIVE, vm.STOPPED, vm.ERROR, vm.SUSPENDED)]
+    assert inv.transient_leftovers(Snapshot(now=0.0, instances=at_rest)) == []
+
+
+def test_a_server_at_rest_in_any_state_is_live() -> None:
+    # ERROR, STOPPED, PAUSED... sort after "deleted"; each is as live as ACTIVE
+    for state in (vm.ERROR, vm.STOPPED, vm.PAUSED, vm.SUSPENDED):
+        listed = Snapshot(now=0.0, instances=[server(vm_state=state)], ports=[port(device_id="vm-1")],
+                          vifs=[cached("vm-1", "port-1")])
+        assert inv.orphan_port(listed) == [], state
+
+
+def test_a_bare_metal_server_at_rest_whose_node_left_it_is_no_stuck_build() -> None:
+    for state in (vm.ERROR, vm.STOPPED):
+        assert inv.stuck_transient(Snapshot(now=0.0, instances=[bare_metal(vm_state=state)], nodes=[])) == [], state
+
+
+def test_still_more_values_read_from_a_store() -> None:
+    made = Snapshot(now=0.0, nodes=[node(instance="someone-elses")], ports=[port(created_by=fresh(CREATED_BY_COMPUTE))],
+                    node_ports=[nic("port-1")])
+    assert len(inv.stale_vif(made)) == 1
+    assert inv.association(Snapshot(now=0.0, **deployed(nodes=[node(instance=fresh("bm-1"))]))) == []
+    brought = port(device_id="vm-1", created_by=fresh(CREATED_BY_USER))
+    assert len(inv.user_resources_kept(Snapshot(now=0.0, ports=[brought]))) == 1
+
+
+def test_skipped_servers_and_ports_do_not_end_these_loops_either() -> None:
+    gone = server("vm-0", vm_state=vm.BUILDING, deadline=10.0, deleted=True)
+    late = server(vm_state=vm.BUILDING, deadline=10.0)
+    assert found(inv.stuck_transient(Snapshot(now=11.0, instances=[gone, late]))) == [
+        ("stuck-transient", {"instance": "vm-1"})]
+    compute_s = port("p0", device_id="vm-gone", created_by=CREATED_BY_COMPUTE, mac="fa:16:3e:00:00:0a")
+    users = port(device_id="vm-1")
+    assert found(inv.user_resources_kept(Snapshot(now=0.0, ports=[compute_s, users]))) == [
+        ("user-resources-kept", {"port": "port-1", "instance": "vm-1"})]
+
+
+def test_soft_policies_are_not_judged() -> None:
+    for policy in ("soft-affinity", "soft-anti-affinity"):
+        assert inv.server_group_policy(grouped(policy, ["a", "a"])) == [], policy
+        assert inv.server_group_policy(grouped(policy, ["a", "b"])) == [], policy
+
+
+def test_a_port_released_after_a_nic_recorded_it_in_the_first_second() -> None:
+    # the simulated clock starts at 0: a NIC may record its VIF at 0.5, and that is a record
+    recorded = NodePort(uuid="nic-1", address="52:54:00:00:00:01", node_uuid="node-1",
+                        internal_info={TENANT_VIF_KEY: "port-1"}, updated_at=0.5)
+    snap = Snapshot(now=200.0, nodes=[node()], ports=[port(updated_at=160.0)], node_ports=[recorded])
+    assert len(inv.stale_vif(snap)) == 1
+
+
+def test_yet_more_values_read_from_a_store() -> None:
+    made = port(created_by=fresh(CREATED_BY_COMPUTE))
+    assert len(inv.orphan_port(Snapshot(now=0.0, ports=[made]))) == 1
+    building = bare_metal(vm_state=fresh(vm.BUILDING))
+    assert len(inv.stuck_transient(Snapshot(now=0.0, instances=[building], nodes=[]))) == 1
+    assert len(inv.transient_leftovers(Snapshot(now=0.0, instances=[server(vm_state=fresh(vm.BUILDING))]))) == 1
+
+
+def test_a_server_skipped_by_the_association_check_does_not_end_its_loop() -> None:
+    lost = inv.association(Snapshot(now=0.0, instances=[server("vm-0"), bare_metal()], nodes=[]))
+    assert found(lost) == [("association", {"instance": "bm-1", "node": "node-1"})]
+
+
+def test_only_a_router_interface_must_be_on_a_subnet() -> None:
+    # a port of any other owner (one that sorts after the router's interface too) may have no address
+    others = [port("t", device_owner="trunk:subport", fixed_ips=[]),
+              port("n", device_owner="neutron:LOADBALANCERV2", fixed_ips=[], mac="fa:16:3e:00:00:0b")]
+    assert inv.router_interface(Snapshot(now=0.0, ports=others, routers=[], subnet_ids=set())) == []
+
+
+def test_the_last_values_read_from_a_store_and_a_network_that_sorts_after_the_ports() -> None:
+    assert inv.association(Snapshot(now=0.0, **deployed(instances=[bare_metal(node=fresh("node-1"))]))) == []
+    assert len(inv.server_group_policy(grouped(fresh(ANTI_AFFINITY), ["a", "a"]))) == 1
+    late = server(vm_state=fresh(vm.BUILDING), deadline=10.0)
+    assert len(inv.stuck_transient(Snapshot(now=11.0, instances=[late]))) == 1
+    deleted = server(vm_state=fresh(vm.DELETED))
+    assert len(inv.orphan_port(Snapshot(now=0.0, instances=[deleted], ports=[port(device_id="vm-1")],
+                                        vifs=[cached("vm-1", "port-1")]))) == 1
+    held = IpAllocation("sub", "10.0.0.5", "zzz", "port-1")
+    assert len(inv.ip_allocation(Snapshot(now=0.0, ports=[port()], ip_allocations=[held]))) == 1
+
+
+def test_a_stable_node_or_an_unassociated_floating_ip_does_not_end_its_loop() -> None:
+    deadline = bms.PROVISION_STATES.states[bms.DEPLOYWAIT].deadline
+    assert deadline is not None
+    nodes = [node("node-0", provision_state=bms.ACTIVE), node(provision_state=bms.DEPLOYWAIT)]
+    assert found(inv.stuck_transient(Snapshot(now=1.0 + deadline, nodes=nodes))) == [
+        ("stuck-transient", {"node": "node-1"})]
+    holder = port("fport", device_id="fip-1", device_owner=FLOATINGIP_OWNER, mac="fa:16:3e:00:00:09")
+    fips = [fip(), fip(id="fip-2", port_id="port-1", fixed_ip_address="10.0.0.5")]
+    assert found(inv.floating_ip_port(Snapshot(now=0.0, ports=[holder], floating_ips=fips))) == [
+        ("floating-ip-port", {"floatingip": "fip-2", "port": "port-1"})]
+    stray = port("fport", device_id="fip-9", device_owner=fresh(FLOATINGIP_OWNER))
+    assert len(inv.router_interface(Snapshot(now=0.0, ports=[stray], routers=[], subnet_ids=set(),
+                                             floating_ips=[]))) == 1
