@@ -6,8 +6,9 @@ agree with their ports. What a dead process can have left half-done without an
 intent is a disagreement the database can see by itself: a cache entry whose
 port is gone or bound elsewhere, a port bound to a live instance that its
 cache does not list, an instance in a server action's step, a bare-metal
-instance whose node no longer names it; and, against the devices the driver
-reports, a device the cache does not list or a cached port with no device. Each is one statement that joins
+instance whose node no longer names it, or whose cache lists a port its node
+has no VIF for; and, against the devices the driver reports, a device the cache
+does not list or a cached port with no device. Each is one statement that joins
 through primary keys and indexes; no row comes back that does not need a look.
 The periodic, sliced resync remains the backstop for what only a driver knows.
 """
@@ -15,11 +16,12 @@ The periodic, sliced resync remains the backstop for what only a driver knows.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, false, or_, select, true
+from sqlalchemy import and_, exists, false, or_, select, true
 
 from tether.domain import compute_states as vm
+from tether.domain.baremetal import TENANT_VIF_KEY
 from tether.store import tables
 
 if TYPE_CHECKING:
@@ -78,6 +80,23 @@ async def unplugged(conn: StoreConnection, pairs: Iterable[tuple[str, str]]) -> 
                  .where(instances.c.deleted == false(), instances.c.is_baremetal == false(),
                         instances.c.vm_state == vm.ACTIVE, instances.c.task_state.is_(None)))
     return {uuid for uuid, port in await conn.execute(statement) if (uuid, port) not in have}
+
+
+async def unplugged_on_nodes(conn: StoreConnection) -> set[str]:
+    """Live bare-metal instances at rest whose cache lists a port that no NIC or portgroup of their node
+    has as its VIF: zombie-interface's bare-metal half, which a VIF detach cut short by a crash leaves."""
+    vifs, instances = tables.instance_vifs, tables.instances
+
+    def names_the_vif(nics: Any) -> Any:
+        return exists().where(nics.c.node_uuid == instances.c.node,
+                              nics.c.internal_info[TENANT_VIF_KEY].as_string() == vifs.c.port_id)
+
+    statement = (select(vifs.c.instance_uuid).distinct()
+                 .select_from(vifs.join(instances, instances.c.uuid == vifs.c.instance_uuid))
+                 .where(instances.c.deleted == false(), instances.c.is_baremetal == true(),
+                        instances.c.vm_state == vm.ACTIVE, instances.c.task_state.is_(None),
+                        ~names_the_vif(tables.node_ports), ~names_the_vif(tables.portgroups)))
+    return {row[0] for row in await conn.execute(statement)}
 
 
 async def uncached(conn: StoreConnection, pairs: Iterable[tuple[str, str]]) -> set[str]:

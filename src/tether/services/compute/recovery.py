@@ -70,7 +70,8 @@ class Recovery:
             # a guest's device the cache does not list (zombie-interface): the hypervisor knows its devices
             plugged = [(iface.instance_uuid, iface.port_id) for iface in self.plugging.hypervisor.interfaces()]
             others = await suspects.caches_out_of_line(conn) | await suspects.in_action_steps(conn) \
-                | await suspects.uncached(conn, plugged) | await suspects.unplugged(conn, plugged)
+                | await suspects.uncached(conn, plugged) | await suspects.unplugged(conn, plugged) \
+                | await suspects.unplugged_on_nodes(conn)
         for uuid, node in forgotten:
             # A node deleted or torn down just before the crash: its notice died with us.
             await self.node_released(uuid, node)
