@@ -20,7 +20,7 @@ from tether.domain.compute import Instance
 from tether.domain.errors import TetherError
 from tether.domain.errors import baremetal as be
 from tether.domain.invariants import Snapshot, Violation
-from tether.domain.network import CREATED_BY_ORCHESTRATION, Port
+from tether.domain.network import CREATED_BY_COMPUTE, CREATED_BY_ORCHESTRATION, CREATED_BY_USER, Port
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.reconcile.instances import ZombieInterfaces
 from tether.reconcile.nodes import Associations, StaleVifs
@@ -310,13 +310,15 @@ async def test_an_orphan_port_of_a_live_server_is_the_servers_to_mend() -> None:
         assert acts(calls) == [("reconcile_network", "vm-1")]
 
 
-async def test_an_orphan_port_the_user_brought_is_given_back() -> None:
-    for device, live in (("", ("",)), ("vm-1", ()), ("vm-1", ("vm-2",))):
-        mine = port(device_id=device)
-        cloud, calls = stub_cloud(ports=(mine,), live=live)
-        assert await OrphanPorts(cloud).mend(orphan()) is True, device
-        assert acts(calls) == [("give_back_port", mine)], device
-        assert looked_up(calls) == ([device] if device else []), device
+async def test_an_orphan_port_the_user_or_compute_made_is_given_back() -> None:
+    # compute's own ports, too ("compute" sorts before "orchestration", "user" after)
+    for maker in (CREATED_BY_USER, CREATED_BY_COMPUTE):
+        for device, live in (("", ("",)), ("vm-1", ()), ("vm-1", ("vm-2",))):
+            mine = port(device_id=device, created_by=maker)
+            cloud, calls = stub_cloud(ports=(mine,), live=live)
+            assert await OrphanPorts(cloud).mend(orphan()) is True, (maker, device)
+            assert acts(calls) == [("give_back_port", mine)], (maker, device)
+            assert looked_up(calls) == ([device] if device else []), (maker, device)
 
 
 async def test_a_gone_orphan_port_is_left_alone() -> None:
