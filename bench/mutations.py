@@ -59,10 +59,10 @@ MODULES: dict[str, Oracle] = {
     "domain/replies.py": Oracle(("tests/test_replies.py", "tests/test_explore_replies.py"),
                                 "not explorer and not scenario and not correct_build"),
     # rule 1 and the backstop: the reconcilers, each explored on its planted disagreement
-    "reconcile/nodes.py": Oracle(("tests/test_explore_protections.py",),
-                                 "each_reconciler_mends and (event-lost or names-deleted)"),
-    "reconcile/ports.py": Oracle(("tests/test_explore_protections.py",),
-                                 "each_reconciler_mends and (cache-entry-lost or mac-kept)"),
+    "reconcile/nodes.py": Oracle(("tests/test_explore_protections.py", "tests/test_reconcile_units.py"),
+                                 "(each_reconciler_mends and (event-lost or names-deleted)) or reconcile_units"),
+    "reconcile/ports.py": Oracle(("tests/test_explore_protections.py", "tests/test_reconcile_units.py"),
+                                 "(each_reconciler_mends and (cache-entry-lost or mac-kept)) or reconcile_units"),
     # with their own decisions, which no planted disagreement reaches: a node's deadline, another's domain
     "reconcile/instances.py": Oracle(("tests/test_explore_protections.py", "tests/test_reconcile_units.py"),
                                      "(each_reconciler_mends and guest-device-lost) or reconcile_units"),
