@@ -10,7 +10,7 @@ persists to a JSON file so a restarted ``tether serve`` finds it as it was.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from tether.domain.baremetal_states import POWER_OFF, POWER_ON
@@ -35,7 +35,7 @@ class Machine:
     boot_persistent: bool = False
 
 
-@dataclass
+@dataclass(frozen=True)  # frozen: a snapshot's copy of the table must not count down with the live one
 class _Failure:
     times: int
     message: str
@@ -74,9 +74,10 @@ class FakeHardware:
         failure = self._failures.get((node_uuid, action))
         if failure is None:
             return
-        failure.times -= 1
-        if failure.times <= 0:
+        if failure.times <= 1:
             del self._failures[(node_uuid, action)]
+        else:
+            self._failures[(node_uuid, action)] = replace(failure, times=failure.times - 1)
         raise HardwareError(failure.message)
 
     # -- power --------------------------------------------------------------------

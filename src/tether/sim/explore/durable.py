@@ -61,10 +61,13 @@ def logical_digest(world: World) -> str:
     recovers the same way.
     """
     connection = _sqlite3(world.database)
+    names, query = _digest_query()
+    rows: list[list[str]] = [[] for _ in names]
+    for row in connection.execute(query):
+        rows[row[0]].append(repr(row[1:]))
+    text = repr([(name, sorted(table_rows)) for name, table_rows in zip(names, rows, strict=True)])
     hasher = hashlib.blake2b(digest_size=16)
-    for name, query in _digest_queries():
-        text = repr((name, sorted(map(repr, connection.execute(query).fetchall()))))
-        hasher.update(REQUEST_ID.sub("req-*", text).encode())  # request ids inside payloads too
+    hasher.update(REQUEST_ID.sub("req-*", text).encode())  # request ids inside payloads too
     interfaces, domains = _hypervisor(world).state()
     hasher.update(repr((sorted(interfaces.items()), sorted(domains))).encode())
     machines, _ = _hardware(world).state()
@@ -73,18 +76,27 @@ def logical_digest(world: World) -> str:
 
 
 @cache
-def _digest_queries() -> tuple[tuple[str, str], ...]:
-    """For each table, in dependency order, the query that reads the columns a digest counts."""
+def _digest_query() -> tuple[tuple[str, ...], str]:
+    """The tables, in dependency order, and one query that reads the columns a digest counts in all of them.
+
+    One statement rather than one per table: most tables are empty, and a statement's own cost
+    through sqlite3 is what a digest per explored state paid most for. Each row is its table's
+    position, its columns, then NULLs up to the widest table's (a compound SELECT's parts are
+    one width); the NULLs of one table's rows are alike, so they leave the digest as it was.
+    """
     from tether.store.tables import metadata
 
-    queries = []
+    selected = []
     for table in metadata.sorted_tables:
         skip = {column.name for column in table.columns
                 if column.name in RANDOM_COLUMNS or column is table.autoincrement_column}
         names = [f'"{column.name}"' for column in table.columns if column.name not in skip]
         if names:
-            queries.append((table.name, f'SELECT {", ".join(names)} FROM "{table.name}"'))
-    return tuple(queries)
+            selected.append((table.name, names))
+    width = max(len(names) for _, names in selected)
+    parts = [f'SELECT {index}, {", ".join(names + ["NULL"] * (width - len(names)))} FROM "{name}"'
+             for index, (name, names) in enumerate(selected)]
+    return tuple(name for name, _ in selected), " UNION ALL ".join(parts)
 
 
 def _hypervisor(world: World) -> RecordingHypervisor:

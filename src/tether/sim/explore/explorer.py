@@ -11,11 +11,12 @@ that recovers from it and is judged the same way.
 from __future__ import annotations
 
 import asyncio
+import gc
 import multiprocessing
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -41,6 +42,7 @@ from tether.sim.explore.schedule import (
     OUT_OF_TIME,
     STOP,
     CrashKey,
+    CrashPoint,
     Decide,
     ExploredRun,
     Played,
@@ -82,6 +84,7 @@ class _Session:
         self.recorder = Recorder()
         self.database = RecordingDatabase(self.recorder)
         self.seeded: SeededCloud | None = None
+        self._recovered: dict[Hashable, ScenarioResult] = {}  # by what recovery depends on
 
     async def __aenter__(self) -> _Session:
         await self.database.create_schema()
@@ -103,6 +106,32 @@ class _Session:
         return await RecoveryRun(self.seeded, self.database, self.recorder, played_state, at,
                                  allow_mended=self.allow_mended).recover()
 
+    async def recover_once(self, point: CrashPoint) -> ScenarioResult:
+        """Recover from a crash, or judge its replies against how an equal state recovered."""
+        known = self._recovered.get(point.recovers_as)
+        if known is not None:
+            return known.replies_judged(list(point.state.history), point.at)
+        result = self._recovered[point.recovers_as] = await self.recover(point.state, point.at)
+        return result
+
+
+@contextmanager
+def _collected_rarely() -> Iterator[None]:
+    """Fewer garbage collections while a search runs.
+
+    A search holds a growing heap of long-lived objects (the footprints of every
+    node on the path, the summaries of states seen, the crash states), and each
+    run of the control plane allocates thousands of short-lived ones: at
+    Python's default thresholds the collector walks that heap again and again,
+    for cycles that are few (the runs' own objects are freed by reference count).
+    """
+    before = gc.get_threshold()
+    gc.set_threshold(50_000, 50, 1000)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
 
 async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
     started = time.perf_counter()
@@ -119,7 +148,8 @@ async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
     async with _Session(scenario, bugs, allow_mended=options.allow_mended) as session:
         # the budget is the search's: seeding the cloud once takes what it takes
         deadline = None if options.max_seconds is None else time.perf_counter() + options.max_seconds
-        await _search(session, search, report, options, crash_states, deadline)
+        with _collected_rarely():
+            await _search(session, search, report, options, crash_states, deadline)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -151,7 +181,7 @@ async def _search(session: _Session, search: DepthFirst | RandomWalk, report: Ex
             if out_of_time():
                 report.stop(MAX_SECONDS)
                 return
-            result = await session.recover(point.state, point.at)
+            result = await session.recover_once(point)
             report.crash_states += 1
             _judge(report, result, None, False, str(Trace.of(played.moves[: point.index], crash=True)), True)
         if options.progress is not None:

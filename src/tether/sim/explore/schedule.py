@@ -264,6 +264,7 @@ class CrashPoint:
     index: int  # how many steps ran before the crash
     at: str  # the last actor and the checkpoint it had reached
     state: DurableState
+    recovers_as: Hashable  # what recovery depends on: equal for two states it recovers alike
 
 
 class ExploredRun(_FromSeeded):
@@ -298,12 +299,14 @@ class ExploredRun(_FromSeeded):
             return  # nothing a crash keeps has changed since the last capture
         self._last_epoch_captured = epoch
         assert self.env is not None
-        # Two schedules that leave one store but told the users different things are judged apart.
-        key = (self._logical_digest(), self.clock.now(), self._requested(), replies_key(self.env.history))
+        # Two schedules that leave one store but told the users different things are judged apart
+        # (recovery itself never reads what they were told: it runs once for both).
+        durable = (self._logical_digest(), self.clock.now(), self._requested())
+        key = (*durable, replies_key(self.env.history))
         if key in self.crash_states:
             return
         self.crash_states.add(key)
-        self.crash_points.append(CrashPoint(index, self._where(), self._capture()))
+        self.crash_points.append(CrashPoint(index, self._where(), self._capture(), durable))
 
     def _capture(self) -> DurableState:
         assert self.env is not None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,7 +21,7 @@ from sqlalchemy.engine import make_url
 from tether.audit.local import collect
 from tether.cloud import Cloud, World
 from tether.domain.invariants import Snapshot, Violation, check_all, transient_leftovers
-from tether.domain.replies import Observed, check_replies, facts_of
+from tether.domain.replies import Event, Facts, Observed, check_replies, facts_of
 from tether.drivers.hardware import FakeHardware
 from tether.drivers.hypervisor import FakeHypervisor
 from tether.reconcile.runner import mend
@@ -56,6 +56,24 @@ class ScenarioResult:
     unexpected_mends: list[Violation] = field(default_factory=list)
     # Replies the states contradict: an operation answered something that was not so.
     inconsistent_replies: list[Violation] = field(default_factory=list)
+    # What the operations left, as the replies are judged against it.
+    left_facts: Facts | None = field(default=None, repr=False, compare=False)
+
+    def _clean(self) -> bool:
+        return not (self.violations or self.unmet or self.leftovers or self.errors or self.unexpected_mends
+                    or self.inconsistent_replies)
+
+    def replies_judged(self, history: list[Event], crashed_at: str | None) -> ScenarioResult:
+        """The same end state, judged against another history of replies.
+
+        Nothing but this judgement reads the history, so two crashes that left one
+        durable state but told users different things recover alike.
+        """
+        assert self.left_facts is not None
+        lies = check_replies([*history, Observed(self.left_facts)])
+        judged = replace(self, inconsistent_replies=lies, crashed_at=crashed_at, passed=False)
+        judged.passed = judged._clean()
+        return judged
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -204,16 +222,18 @@ class ScenarioRun:
             violation for violation in mended
             if not scenario.mend_expected(violation.invariant, crashed=self.crashed_at is not None)]
         # judged on what the operations left: a reconciler's mend makes no false reply true
-        lies = check_replies([*self.env.history, Observed(facts_of(left_snapshot))])
-        passed = not violations and not unmet and not leftovers and not self.errors and not unexpected and not lies
+        left_facts = facts_of(left_snapshot)
+        lies = check_replies([*self.env.history, Observed(left_facts)])
         journal = [entry for incarnation in [*self.journals, self.cloud.rt.journal] for entry in incarnation]
         steps = sorted(
             [{**record.as_dict(), "at": round(record.at - self.start, 3)} for record in self.env.steps]
             + [{"at": round(entry.at - self.start, 3), "actor": entry.actor, "text": entry.text}
                for entry in journal if _notable(entry.text)],
             key=lambda step: step["at"])
-        return ScenarioResult(scenario.name, passed, violations, left, mended, unmet, leftovers, steps,
-                              self.crashed_at, self.errors, self.trace, unexpected, lies)
+        result = ScenarioResult(scenario.name, False, violations, left, mended, unmet, leftovers, steps,
+                                self.crashed_at, self.errors, self.trace, unexpected, lies, left_facts)
+        result.passed = result._clean()
+        return result
 
     async def _collect(self) -> Snapshot:
         """The whole system as it is, with the users' history the invariants judge it against."""
