@@ -68,10 +68,15 @@ MODULES: dict[str, Oracle] = {
                                      "(each_reconciler_mends and guest-device-lost) or reconcile_units"),
     "reconcile/transients.py": Oracle(("tests/test_explore_protections.py", "tests/test_reconcile_units.py"),
                                       "(each_reconciler_mends and past-deadline) or reconcile_units"),
-    # rules 1 and 2: the VIF and port tear-down (each layer of seed 000's race explored alone)
-    "services/compute/release.py": Oracle(("tests/test_explore_protections.py", "tests/test_scenarios.py"),
-                                          "each_layer_holds or (passes_without and (terminate or reuse))"),
-    "services/baremetal/teardown.py": Oracle(("tests/test_explore_protections.py",), "each_layer_holds"),
+    # rules 1 and 2: the VIF and port tear-down (each layer of seed 000's race explored alone), with their own
+    # decisions, which that race never reaches: another's node or port, a tear-down that fails or never ends
+    # (the unit tests first: with -x most mutants fail there within seconds)
+    "services/compute/release.py": Oracle(("tests/test_release_units.py", "tests/test_explore_protections.py",
+                                           "tests/test_scenarios.py"),
+                                          "release_units or each_layer_holds or (passes_without and (terminate or "
+                                          "reuse))"),
+    "services/baremetal/teardown.py": Oracle(("tests/test_teardown_units.py", "tests/test_explore_protections.py"),
+                                             "teardown_units or each_layer_holds"),
 }
 
 

@@ -14,9 +14,11 @@ from tether.domain.network import Port
 from tether.drivers.hardware import FakeHardware
 from tether.emulation import emulate
 from tether.runtime.bugs import Bugs
+from tether.runtime.bus import MessageBus
 from tether.runtime.clock import VirtualClock
 from tether.runtime.faults import FaultRule
 from tether.services.baremetal import BaremetalService
+from tether.services.baremetal.steps import BaremetalSteps
 from tether.services.context import RequestContext
 from tether.services.network import NetworkService
 from tether.sim.scheduler import Actor, Scheduler, scheduled_runtime
@@ -38,21 +40,26 @@ class Bench:
         clean_seconds: float = 5.0,
         hardware: FakeHardware | None = None,
         start: float | None = None,
+        bus: MessageBus | None = None,
+        steps: BaremetalSteps | None = None,
     ) -> None:
         self.database = database
         self.bugs = bugs
+        self.bus = bus
+        self.steps = steps
         clock = VirtualClock() if start is None else VirtualClock(start)
         self.rt = scheduled_runtime(Scheduler(clock), bugs=Bugs(bugs))
-        self.store = Store(database, self.rt)
+        self.store = Store(database, self.rt, bus)
         self.rng = random.Random(1234)
         self.network = NetworkService(self.store, self.rt, self.rng)
         self.hardware = hardware or FakeHardware(deploy_seconds=deploy_seconds, clean_seconds=clean_seconds)
         self.baremetal = BaremetalService(self.store, self.rt, self.rng, self.network, self.hardware, host=HOST,
-                                          steps=emulate(self.rt.bugs.names).baremetal)
+                                          steps=steps or emulate(self.rt.bugs.names).baremetal, bus=bus)
 
     def restarted(self) -> Bench:
         """A new incarnation on the same database and hardware, its clock where this one stopped."""
-        return Bench(self.database, bugs=self.bugs, hardware=self.hardware, start=self.rt.now())
+        return Bench(self.database, bugs=self.bugs, hardware=self.hardware, start=self.rt.now(),
+                     bus=self.bus, steps=self.steps)
 
     def fault(self, rule: str) -> None:
         self.rt.faults.rules.append(FaultRule.parse(rule))
