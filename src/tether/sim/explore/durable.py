@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 from tether.cloud import World
 from tether.domain.replies import Event
 from tether.sim.explore.recording import RANDOM_COLUMNS, REQUEST_ID, RecordingHardware, RecordingHypervisor
+from tether.sim.explore.store_footprint import RecordingDatabase
 from tether.store.database import Database
 
 
@@ -48,6 +50,8 @@ def capture(world: World, now: float) -> DurableState:
 
 def restore(state: DurableState, world: World) -> None:
     _sqlite3(world.database).deserialize(state.store)
+    if isinstance(world.database, RecordingDatabase):
+        world.database.written.everything()
     _hypervisor(world).restore(state.guests)
     _hardware(world).restore(state.machines)
 
@@ -60,14 +64,9 @@ def logical_digest(world: World) -> str:
     differ only in those ended in the same state, and a crash in either
     recovers the same way.
     """
-    connection = _sqlite3(world.database)
-    names, query = _digest_query()
-    rows: list[list[str]] = [[] for _ in names]
-    for row in connection.execute(query):
-        rows[row[0]].append(repr(row[1:]))
-    text = repr([(name, sorted(table_rows)) for name, table_rows in zip(names, rows, strict=True)])
     hasher = hashlib.blake2b(digest_size=16)
-    hasher.update(REQUEST_ID.sub("req-*", text).encode())  # request ids inside payloads too
+    for part in _table_digests(world.database).values():
+        hasher.update(part)
     interfaces, domains = _hypervisor(world).state()
     hasher.update(repr((sorted(interfaces.items()), sorted(domains))).encode())
     machines, _ = _hardware(world).state()
@@ -75,28 +74,80 @@ def logical_digest(world: World) -> str:
     return hasher.hexdigest()
 
 
-@cache
-def _digest_query() -> tuple[tuple[str, ...], str]:
-    """The tables, in dependency order, and one query that reads the columns a digest counts in all of them.
+def _table_digests(database: Database) -> dict[str, bytes]:
+    """Each table's digest, in dependency order: read again only where a write went since the last look.
 
-    One statement rather than one per table: most tables are empty, and a statement's own cost
-    through sqlite3 is what a digest per explored state paid most for. Each row is its table's
-    position, its columns, then NULLs up to the widest table's (a compound SELECT's parts are
-    one width); the NULLs of one table's rows are alike, so they leave the digest as it was.
+    A digest is taken at every state the explorer meets, and a step writes a table or two of sixty.
     """
+    connection = _sqlite3(database)
+    tables = _digest_tables()
+    if not isinstance(database, RecordingDatabase):
+        return _all_tables(connection, tables)
+    written = database.written.take()
+    if None in written or not database.table_digests:
+        database.table_digests = _all_tables(connection, tables)
+        return database.table_digests
+    for name in written:
+        table = tables.get(name)  # type: ignore[arg-type]
+        if table is not None:
+            database.table_digests[name] = _table_digest(name, connection.execute(table.query))  # type: ignore[arg-type]
+    return database.table_digests
+
+
+@dataclass(frozen=True)
+class _DigestTable:
+    name: str
+    position: int
+    columns: tuple[str, ...]  # the columns it counts, quoted
+
+    @property
+    def width(self) -> int:
+        return len(self.columns)
+
+    @property
+    def query(self) -> str:
+        return f'SELECT {", ".join(self.columns)} FROM "{self.name}"'
+
+
+def _all_tables(connection: sqlite3.Connection, tables: dict[str, _DigestTable]) -> dict[str, bytes]:
+    """Every table in one statement: most are empty, and a statement's own cost through sqlite3 is
+    most of what reading an empty table costs."""
+    rows: list[list[tuple[Any, ...]]] = [[] for _ in tables]
+    for row in connection.execute(_all_tables_query()):
+        rows[row[0]].append(row)
+    return {name: _table_digest(name, (row[1:1 + table.width] for row in rows[table.position]))
+            for name, table in tables.items()}
+
+
+def _table_digest(name: str, rows: Iterable[tuple[Any, ...]]) -> bytes:
+    text = repr((name, sorted(map(repr, rows))))
+    return hashlib.blake2b(REQUEST_ID.sub("req-*", text).encode(), digest_size=16).digest()  # ids inside payloads too
+
+
+@cache
+def _digest_tables() -> dict[str, _DigestTable]:
+    """For each table, in dependency order, the columns a digest counts and the query that reads them."""
     from tether.store.tables import metadata
 
-    selected = []
+    tables = {}
     for table in metadata.sorted_tables:
         skip = {column.name for column in table.columns
                 if column.name in RANDOM_COLUMNS or column is table.autoincrement_column}
-        names = [f'"{column.name}"' for column in table.columns if column.name not in skip]
+        names = tuple(f'"{column.name}"' for column in table.columns if column.name not in skip)
         if names:
-            selected.append((table.name, names))
-    width = max(len(names) for _, names in selected)
-    parts = [f'SELECT {index}, {", ".join(names + ["NULL"] * (width - len(names)))} FROM "{name}"'
-             for index, (name, names) in enumerate(selected)]
-    return tuple(name for name, _ in selected), " UNION ALL ".join(parts)
+            tables[table.name] = _DigestTable(table.name, len(tables), names)
+    return tables
+
+
+@cache
+def _all_tables_query() -> str:
+    """One compound SELECT of every table's counted columns, each row led by its table's position and
+    padded with NULLs to the widest table's (a compound SELECT's parts are one width)."""
+    tables = _digest_tables()
+    width = max(table.width for table in tables.values())
+    return " UNION ALL ".join(
+        f'SELECT {", ".join((str(table.position), *table.columns, *["NULL"] * (width - table.width)))} '
+        f'FROM "{table.name}"' for table in tables.values())
 
 
 def _hypervisor(world: World) -> RecordingHypervisor:

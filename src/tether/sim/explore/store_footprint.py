@@ -148,9 +148,10 @@ def _keys(table: Table, images: list[dict[str, Any]]) -> set[tuple[Any, ...]]:
 class RecordingConnection:
     """A transaction's connection that files each statement's rows under the running step."""
 
-    def __init__(self, inner: StoreConnection, recorder: Recorder) -> None:
+    def __init__(self, inner: StoreConnection, recorder: Recorder, written: Written) -> None:
         self._inner = inner
         self._recorder = recorder
+        self._written = written
         self.dialect = inner.dialect
 
     def _footprint(self) -> Footprint | None:
@@ -160,18 +161,22 @@ class RecordingConnection:
         footprint = self._footprint()
         if footprint is not None:
             footprint.opaque = True  # a Core statement: its rows are not told apart
+        self._written.add(None)
         return await self._inner.execute(statement, parameters)
 
     async def run_sync(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         footprint = self._footprint()
         if footprint is not None:
             footprint.opaque = True
+        self._written.add(None)
         return await self._inner.run_sync(fn, *args, **kwargs)
 
     async def fetch(self, sql: str, parameters: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         footprint = self._footprint()
         if footprint is not None:
             await self._note(footprint, sql, [parameters])
+        if not sql.startswith("SELECT "):  # a write that returns rows
+            self._wrote(sql)
         rows = await self._inner.fetch(sql, parameters)
         if self._recorder.current is not None:
             self._recorder.observe(_as_read(sql, rows))
@@ -181,13 +186,19 @@ class RecordingConnection:
         footprint = self._footprint()
         if footprint is not None:
             await self._note(footprint, sql, [parameters])
+        self._wrote(sql)
         return self._recorder.observe(await self._inner.write(sql, parameters))  # type: ignore[no-any-return]
 
     async def write_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         footprint = self._footprint()
         if footprint is not None:
             await self._note(footprint, sql, rows)
+        self._wrote(sql)
         await self._inner.write_many(sql, rows)
+
+    def _wrote(self, sql: str) -> None:
+        shape = read_shape(sql)
+        self._written.add(shape.table.name if shape is not None and shape.kind != "select" else None)
 
     async def _note(self, footprint: Footprint, sql: str, rows: list[tuple[Any, ...]]) -> None:
         """File what the statement is about to read or change (before it runs: a failed insert
@@ -248,14 +259,35 @@ def _as_read(sql: str, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     return [tuple("*" if index in volatile else value for index, value in enumerate(row)) for row in rows]
 
 
+class Written:
+    """The tables written since the last look (``None`` in it: any table, the statement was not read)."""
+
+    def __init__(self) -> None:
+        self.tables: set[str | None] = {None}
+
+    def add(self, table: str | None) -> None:
+        self.tables.add(table)
+
+    def everything(self) -> None:
+        """The whole store was replaced (a snapshot put back)."""
+        self.tables.add(None)
+
+    def take(self) -> set[str | None]:
+        taken, self.tables = self.tables, set()
+        return taken
+
+
 class RecordingDatabase(Database):
-    """An in-memory SQLite store whose transactions report what they touch to ``recorder``."""
+    """An in-memory SQLite store whose transactions report what they touch to ``recorder``,
+    and which tables they wrote to ``written``."""
 
     def __init__(self, recorder: Recorder) -> None:
         super().__init__("sqlite:///:memory:")
         self.recorder = recorder
+        self.written = Written()
+        self.table_digests: dict[str, bytes] = {}  # as of the last look (``durable.logical_digest``)
 
     @asynccontextmanager
     async def begin(self) -> AsyncIterator[StoreConnection]:
         async with super().begin() as conn:
-            yield RecordingConnection(conn, self.recorder)
+            yield RecordingConnection(conn, self.recorder, self.written)
