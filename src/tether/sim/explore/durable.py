@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -39,6 +39,8 @@ class DurableState:
     requested: frozenset[str] = frozenset()
     # What users had been told by then: recovery must keep each promise a reply made before the crash.
     history: tuple[Event, ...] = ()
+    # Each table's digest, once read: every schedule starts from one state, put back each time.
+    table_digests: dict[str, bytes] = field(default_factory=dict, compare=False, hash=False)
 
 
 def capture(world: World, now: float) -> DurableState:
@@ -49,9 +51,13 @@ def capture(world: World, now: float) -> DurableState:
 
 
 def restore(state: DurableState, world: World) -> None:
-    _sqlite3(world.database).deserialize(state.store)
+    connection = _sqlite3(world.database)
+    connection.deserialize(state.store)
     if isinstance(world.database, RecordingDatabase):
-        world.database.written.everything()
+        if not state.table_digests:
+            state.table_digests.update(_all_tables(connection, _digest_tables()))
+        world.database.written.take()
+        world.database.table_digests = dict(state.table_digests)
     _hypervisor(world).restore(state.guests)
     _hardware(world).restore(state.machines)
 
