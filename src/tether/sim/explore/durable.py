@@ -93,10 +93,8 @@ def _table_digests(database: Database) -> dict[str, bytes]:
     if None in written or not database.table_digests:
         database.table_digests = _all_tables(connection, tables)
         return database.table_digests
-    for name in written:
-        table = tables.get(name)  # type: ignore[arg-type]
-        if table is not None:
-            database.table_digests[name] = _table_digest(name, connection.execute(table.query))  # type: ignore[arg-type]
+    for table in (tables[name] for name in written if name in tables):
+        database.table_digests[table.name] = _table_digest(table.name, connection.execute(table.query))
     return database.table_digests
 
 

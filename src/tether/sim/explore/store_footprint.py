@@ -268,10 +268,6 @@ class Written:
     def add(self, table: str | None) -> None:
         self.tables.add(table)
 
-    def everything(self) -> None:
-        """The whole store was replaced (a snapshot put back)."""
-        self.tables.add(None)
-
     def take(self) -> set[str | None]:
         taken, self.tables = self.tables, set()
         return taken
