@@ -41,7 +41,6 @@ MAX_RECONCILE_PASSES = 10
 @dataclass
 class ScenarioResult:
     scenario: str
-    passed: bool
     violations: list[Violation]
     left_by_operations: list[Violation]
     mended: list[Violation]
@@ -59,7 +58,8 @@ class ScenarioResult:
     # What the operations left, as the replies are judged against it.
     left_facts: Facts | None = field(default=None, repr=False, compare=False)
 
-    def _clean(self) -> bool:
+    @property
+    def passed(self) -> bool:
         return not (self.violations or self.unmet or self.leftovers or self.errors or self.unexpected_mends
                     or self.inconsistent_replies)
 
@@ -71,9 +71,7 @@ class ScenarioResult:
         """
         assert self.left_facts is not None
         lies = check_replies([*history, Observed(self.left_facts)])
-        judged = replace(self, inconsistent_replies=lies, crashed_at=crashed_at, passed=False)
-        judged.passed = judged._clean()
-        return judged
+        return replace(self, inconsistent_replies=lies, crashed_at=crashed_at)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -230,10 +228,8 @@ class ScenarioRun:
             + [{"at": round(entry.at - self.start, 3), "actor": entry.actor, "text": entry.text}
                for entry in journal if _notable(entry.text)],
             key=lambda step: step["at"])
-        result = ScenarioResult(scenario.name, False, violations, left, mended, unmet, leftovers, steps,
-                                self.crashed_at, self.errors, self.trace, unexpected, lies, left_facts)
-        result.passed = result._clean()
-        return result
+        return ScenarioResult(scenario.name, violations, left, mended, unmet, leftovers, steps,
+                              self.crashed_at, self.errors, self.trace, unexpected, lies, left_facts)
 
     async def _collect(self) -> Snapshot:
         """The whole system as it is, with the users' history the invariants judge it against."""
