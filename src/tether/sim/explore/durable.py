@@ -39,7 +39,8 @@ class DurableState:
     requested: frozenset[str] = frozenset()
     # What users had been told by then: recovery must keep each promise a reply made before the crash.
     history: tuple[Event, ...] = ()
-    # Each table's digest, once read: every schedule starts from one state, put back each time.
+    # Each table's digest then: the store's digest of a state put back (every schedule starts from one)
+    # reads no table again. Taken with the state, when the explorer has just read them for its key.
     table_digests: dict[str, bytes] = field(default_factory=dict, compare=False, hash=False)
 
 
@@ -47,15 +48,15 @@ def capture(world: World, now: float) -> DurableState:
     connection = _sqlite3(world.database)
     if connection.in_transaction:
         raise RuntimeError("a transaction is open between two steps; a checkpoint must not fall inside one")
-    return DurableState(connection.serialize(), _hypervisor(world).state(), _hardware(world).state(), now)
+    digests = dict(_table_digests(world.database)) if isinstance(world.database, RecordingDatabase) else {}
+    return DurableState(connection.serialize(), _hypervisor(world).state(), _hardware(world).state(), now,
+                        table_digests=digests)
 
 
 def restore(state: DurableState, world: World) -> None:
     connection = _sqlite3(world.database)
     connection.deserialize(state.store)
     if isinstance(world.database, RecordingDatabase):
-        if not state.table_digests:
-            state.table_digests.update(_all_tables(connection, _digest_tables()))
         world.database.written.take()
         world.database.table_digests = dict(state.table_digests)
     _hypervisor(world).restore(state.guests)
