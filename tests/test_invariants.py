@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.equal_copies import fresh
 from tether.domain import baremetal_states as bms
 from tether.domain import compute_states as vm
 from tether.domain import invariants as inv
@@ -74,10 +75,6 @@ def cached(instance: str, port_id: str) -> VifEntry:
 def device(instance: str, port_id: str) -> GuestInterface:
     return GuestInterface("hv-1", instance, "tap" + port_id[:11], MAC, port_id)
 
-
-def fresh(text: str) -> str:
-    """An equal string that is another object, as one read from a database is (``is`` would tell them apart)."""
-    return "".join(list(text))
 
 
 def found(violations: list[Violation]) -> list[tuple[str, dict[str, str]]]:

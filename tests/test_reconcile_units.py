@@ -13,6 +13,7 @@ from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
+from tests.equal_copies import fresh
 from tether.domain import baremetal_states as bms
 from tether.domain import compute_states as vm
 from tether.domain.baremetal import Node
@@ -76,10 +77,6 @@ def test_a_node_in_flight_is_looked_at_again_when_its_states_deadline_passes() -
     assert next_look(Snapshot(now=40.0, nodes=[node(), node(provision_updated_at=12.0)]),
                      Key("node", "node-1")) == 10.0 + WAIT - 40.0
 
-
-def fresh(text: str) -> str:
-    """An equal string that is another object, as one read from a database is."""
-    return "".join(list(text))
 
 
 def test_a_key_read_from_a_store_compares_by_value() -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.equal_copies import fresh
 from tether.domain import baremetal_states as bms
 from tether.domain import compute_states as vm
 from tether.domain.baremetal import Node
@@ -40,10 +41,6 @@ POLL, TIMEOUT = 10.0, 30.0
 # More looks at one node than any test's wait takes: a wait that never ends fails instead of hanging.
 MAX_LOOKS = 50
 
-
-def fresh(text: str) -> str:
-    """An equal string that is another object, as one read from a database is."""
-    return "".join(list(text))
 
 
 def server(uuid: str = "vm-1", **fields: Any) -> Instance:

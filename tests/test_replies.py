@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.equal_copies import fresh
 from tether.domain import baremetal_states as bms
 from tether.domain import compute_states as vm
 from tether.domain import replies as rp
@@ -23,10 +24,6 @@ from tether.domain.network import Port
 
 MAC = "fa:16:3e:00:00:01"
 
-
-def fresh(text: str) -> str:
-    """An equal string that is another object, as one read from a database is."""
-    return "".join(list(text))
 
 
 def server(uuid: str = "s-1", **fields: Any) -> Instance:
