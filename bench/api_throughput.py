@@ -17,6 +17,10 @@ the server itself sustains. A Python process runs one thread at a time, so the c
 spread over up to --client-processes processes (as that many users would be), each started and
 authenticated before the clock starts.
 
+With ``--peer DIR`` (another build's checkout, with its own .venv), each build serves in turn for
+``--rounds`` rounds, the order alternating, and the medians and their ratios end the output: the way to
+tell whether a change slowed the server, since one run's figures move by 10-20% on a shared machine.
+
 Target on the 2-core machine: >= 50 VM cycles/s at concurrency 8, p99 create < 200 ms.
 """
 
@@ -26,6 +30,7 @@ import argparse
 import multiprocessing
 import os
 import statistics
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -187,32 +192,74 @@ def _client(clouds_yaml: str, kind: str, threads: int, job: dict[str, Any], read
     results.put((count[0], latencies, time.process_time() - cpu, sent[0]))
 
 
+@dataclass
+class Figure:
+    """One printed rate of one build, with its line."""
+    rate: float
+    line: str
+
+
+def measure(cloud: LiveCloud, cycles_per_level: int, seconds: float, processes: int) -> dict[str, Figure]:
+    """Every figure of one server, by name, in the order they are printed."""
+    figures: dict[str, Figure] = {}
+    base = floor(cloud, seconds, 8, processes)
+    figures["floor"] = Figure(base.rate, f"floor: authenticated no-op GET      {base.rate:8.1f} req/s (concurrency 8)"
+                              f"  server CPU {base.server_cpu * 1000:5.2f} ms/request"
+                              f"  client CPU {base.client_cpu * 1000:5.2f} ms")
+    for layer in ("resources", "session"):
+        for concurrency in (1, 8, 32):
+            run = cycles(cloud, concurrency, cycles_per_level, "m1.tiny", f"vm-{layer}-c{concurrency}", processes,
+                         layer)
+            figures[f"VM {layer} c{concurrency}"] = Figure(run.rate, (
+                f"VM cycles ({layer:>9}), concurrency {concurrency:>2}: {run.rate:6.1f} cycles/s"
+                f"  create p50 {statistics.median(run.latencies) * 1000:6.1f} ms"
+                f"  p99 {percentile(run.latencies, 0.99) * 1000:6.1f} ms"
+                f"  ({run.rate / base.rate:.3f} of the floor)"
+                f"  CPU/cycle: server {run.server_cpu * 1000:5.1f} ms, clients {run.client_cpu * 1000:5.1f} ms"
+                f"  {run.requests:4.1f} requests/cycle"))
+    run = cycles(cloud, 4, 40, "baremetal", "bm", processes)
+    figures["bare metal c4"] = Figure(run.rate, (
+        f"bare-metal cycles, concurrency 4:  {run.rate:8.1f} cycles/s"
+        f"  create p99 {percentile(run.latencies, 0.99) * 1000:6.1f} ms"
+        f"  ({run.rate / base.rate:.3f} of the floor)"
+        f"  CPU/cycle: server {run.server_cpu * 1000:5.1f} ms, clients {run.client_cpu * 1000:5.1f} ms"))
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cycles", type=int, default=200, help="VM cycles per concurrency level")
     parser.add_argument("--seconds", type=float, default=5.0, help="how long to measure the floor")
     parser.add_argument("--client-processes", type=int, default=4, help="processes the connections are spread over")
+    parser.add_argument("--peer", type=Path, default=None,
+                        help="another build's checkout, with its own .venv: measured in turn with this one")
+    parser.add_argument("--rounds", type=int, default=3, help="with --peer: turns each build is measured")
     args = parser.parse_args()
-    processes = args.client_processes
-    with live_cloud() as cloud:
-        base = floor(cloud, args.seconds, 8, processes)
-        print(f"floor: authenticated no-op GET      {base.rate:8.1f} req/s (concurrency 8)"
-              f"  server CPU {base.server_cpu * 1000:5.2f} ms/request  client CPU {base.client_cpu * 1000:5.2f} ms")
-        for layer in ("resources", "session"):
-            for concurrency in (1, 8, 32):
-                run = cycles(cloud, concurrency, args.cycles, "m1.tiny", f"vm-{layer}-c{concurrency}", processes,
-                             layer)
-                print(f"VM cycles ({layer:>9}), concurrency {concurrency:>2}: {run.rate:6.1f} cycles/s"
-                      f"  create p50 {statistics.median(run.latencies) * 1000:6.1f} ms"
-                      f"  p99 {percentile(run.latencies, 0.99) * 1000:6.1f} ms"
-                      f"  ({run.rate / base.rate:.3f} of the floor)"
-                      f"  CPU/cycle: server {run.server_cpu * 1000:5.1f} ms, clients {run.client_cpu * 1000:5.1f} ms"
-                      f"  {run.requests:4.1f} requests/cycle")
-        run = cycles(cloud, 4, 40, "baremetal", "bm", processes)
-        print(f"bare-metal cycles, concurrency 4:  {run.rate:8.1f} cycles/s"
-              f"  create p99 {percentile(run.latencies, 0.99) * 1000:6.1f} ms"
-              f"  ({run.rate / base.rate:.3f} of the floor)"
-              f"  CPU/cycle: server {run.server_cpu * 1000:5.1f} ms, clients {run.client_cpu * 1000:5.1f} ms")
+    builds = {"this build": sys.executable}
+    if args.peer is not None:
+        peer_python = args.peer / ".venv" / "bin" / "python"
+        if not peer_python.exists():
+            parser.error(f"{peer_python} does not exist: make the peer's venv (pip install -e '.[test]' in it)")
+        builds["peer"] = str(peer_python)
+    rounds = args.rounds if args.peer is not None else 1
+    measured: dict[str, list[dict[str, Figure]]] = {name: [] for name in builds}
+    for turn in range(rounds):
+        # The order alternates so that a machine that slows over the run favours neither build.
+        for name in (list(builds) if turn % 2 == 0 else list(reversed(builds))):
+            with live_cloud(python=builds[name]) as cloud:
+                figures = measure(cloud, args.cycles, args.seconds, args.client_processes)
+            measured[name].append(figures)
+            if args.peer is not None:
+                print(f"-- {name}, round {turn + 1} of {rounds}", flush=True)
+            for figure in figures.values():
+                print(figure.line, flush=True)
+    if args.peer is None:
+        return
+    print(f"\nmedian of {rounds} rounds: this build, the peer ({args.peer}), and their ratio")
+    for key in measured["this build"][0]:
+        ours = statistics.median(run[key].rate for run in measured["this build"])
+        theirs = statistics.median(run[key].rate for run in measured["peer"])
+        print(f"{key:<20} {ours:8.1f} {theirs:8.1f}  {ours / theirs:6.3f}")
 
 
 if __name__ == "__main__":

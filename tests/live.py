@@ -74,11 +74,12 @@ class LiveCloud:
 
 
 def start(data_dir: Path, *extra: str, db: str | None = None, deploy_seconds: float = 0.5,
-          clean_seconds: float = 0.2, port: int | None = None) -> LiveCloud:
+          clean_seconds: float = 0.2, port: int | None = None, python: str = sys.executable) -> LiveCloud:
+    """``python``: the interpreter that runs the server (a benchmark's peer build has its own)."""
     port = port or free_port()
     data_dir.mkdir(parents=True, exist_ok=True)
     log = data_dir / "serve.log"
-    args = [sys.executable, "-m", "tether.cli", "serve", "--port", str(port), "--data-dir", str(data_dir),
+    args = [python, "-m", "tether.cli", "serve", "--port", str(port), "--data-dir", str(data_dir),
             "--deploy-seconds", str(deploy_seconds), "--clean-seconds", str(clean_seconds), *extra]
     if db:
         args += ["--db", db]

@@ -147,3 +147,21 @@ async def test_a_name_search_pages_by_the_substring_index_and_follows_renames(da
         assert [i.name for i in await repos.instances.page(conn, query)] == ["db-webby", "db-web"]
         assert await name_search.matching(conn, repos.instances.table, "name", "web", 1) is None  # too many
         assert await name_search.matching(conn, repos.instances.table, "name", "we", 10) is None  # too short
+
+
+async def test_a_store_without_the_substring_index_finds_names_the_plain_way(database: Database) -> None:
+    # The explorer's in-memory store leaves the index out (store_footprint.RecordingDatabase): a search
+    # there is the same page, read the plain way, not an error.
+    from tether.domain.compute import Instance
+    from tether.store import name_search
+
+    rows = [Instance(uuid=f"{index:04d}-i", name=name, project_id="p", user_id="u", flavor_id="f", image_id="i",
+                     created_at=float(index), updated_at=float(index))
+            for index, name in enumerate(["web-1", "db-1", "db-web"])]
+    query = ListQuery(filters={"name": Contains("web")}, sort=(SortKey("created_at", False), SortKey("uuid")))
+    async with database.begin() as conn:
+        await conn.run_sync(name_search.uninstall)
+        await repos.instances.add_all(conn, rows)
+        if conn.dialect.name == "sqlite":
+            assert await name_search.matching(conn, repos.instances.table, "name", "web", 10) is None
+        assert [i.name for i in await repos.instances.page(conn, query)] == ["db-web", "web-1"]

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Table, text
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 if TYPE_CHECKING:
     from tether.store.connection import StoreConnection
@@ -112,5 +112,10 @@ async def matching(conn: StoreConnection, table: Table, column: str, wanted: str
         statement = text("SELECT uuid FROM instances WHERE name ILIKE :pattern LIMIT :most")
     else:
         return None
-    found = [row[0] for row in await conn.execute(statement, {"pattern": pattern, "most": most + 1})]
+    try:
+        found = [row[0] for row in await conn.execute(statement, {"pattern": pattern, "most": most + 1})]
+    except OperationalError as error:
+        if FTS not in str(error):
+            raise
+        return None  # a store made without the index: the explorer's (see ``RecordingDatabase``)
     return found if len(found) <= most else None

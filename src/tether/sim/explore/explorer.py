@@ -143,19 +143,25 @@ async def explore(scenario: Scenario, options: ExploreOptions) -> Exploration:
     strategy = "exhaustive" if options.exhaustive else f"random {options.runs} seed {options.seed}"
     report = Exploration(scenario.name, strategy, max_switches=options.max_switches, crashes=options.crashes,
                          bugs=tuple(sorted(bugs.names)))
+    with _collected_rarely():
+        # The search's structures live in the call below, so they are garbage when it returns, and
+        # the collection at the end of this block frees them instead of walking them.
+        await _explore_into(report, scenario, bugs, options)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+async def _explore_into(report: Exploration, scenario: Scenario, bugs: Bugs, options: ExploreOptions) -> None:
     if options.exhaustive:
         search: DepthFirst | RandomWalk = DepthFirst(reduction=options.reduction, max_switches=options.max_switches,
                                                  state_caching=options.state_caching)
     else:
         search = RandomWalk(runs=options.runs, seed=options.seed, max_switches=options.max_switches)
     crash_states: set[CrashKey] | None = set() if options.crashes else None
-    with _collected_rarely():
-        async with _Session(scenario, bugs, allow_mended=options.allow_mended) as session:
-            # the budget is the search's: seeding the cloud once takes what it takes
-            deadline = None if options.max_seconds is None else time.perf_counter() + options.max_seconds
-            await _search(session, search, report, options, crash_states, deadline)
-    report.seconds = time.perf_counter() - started
-    return report
+    async with _Session(scenario, bugs, allow_mended=options.allow_mended) as session:
+        # the budget is the search's: seeding the cloud once takes what it takes
+        deadline = None if options.max_seconds is None else time.perf_counter() + options.max_seconds
+        await _search(session, search, report, options, crash_states, deadline)
 
 
 async def _search(session: _Session, search: DepthFirst | RandomWalk, report: Exploration, options: ExploreOptions,

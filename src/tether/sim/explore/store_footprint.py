@@ -27,8 +27,10 @@ from sqlalchemy import Table
 
 from tether.sim.explore.footprint import Footprint, Predicate
 from tether.sim.explore.recording import RANDOM_COLUMNS, Recorder
+from tether.store import name_search
 from tether.store.database import Database, StoreConnection
 from tether.store.tables import metadata
+from tether.store.upgrade import SchemaChange
 
 _NAME = r'"(\w+)"'
 _SELECT = re.compile(
@@ -282,6 +284,16 @@ class RecordingDatabase(Database):
         self.recorder = recorder
         self.written = Written()
         self.table_digests: dict[str, bytes] = {}  # as of the last look (``durable.logical_digest``)
+
+    async def create_schema(self) -> SchemaChange:
+        # Without the server-name substring index (an FTS5 table): each restore of a state replaces
+        # the database, and SQLite then reconnects the virtual table on the next statement and
+        # rebuilds its segments on the next instance insert, ~0.6 ms each, on every run. A name
+        # search here is read the plain way (``name_search.matching``), with the same answer.
+        change = await super().create_schema()
+        async with super().begin() as conn:
+            await conn.run_sync(name_search.uninstall)
+        return change
 
     @asynccontextmanager
     async def begin(self) -> AsyncIterator[StoreConnection]:
