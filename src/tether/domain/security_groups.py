@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final
 
 import netaddr
@@ -96,6 +97,7 @@ class SecurityGroupRule:
         return "_".join(norm(name, getattr(self, name)) for name in names)
 
 
+@lru_cache(maxsize=4096)  # a SHA-1 per port create and per server shown, of a handful of projects
 def default_group_id(project_id: str) -> str:
     """The id of a project's default group, derived from the project: two first uses racing make one group,
     and the group is known by its id alone (its name is always "default": neutron refuses renaming it)."""

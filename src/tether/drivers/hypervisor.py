@@ -80,6 +80,8 @@ class FakeHypervisor:
         return state
 
     def write_console(self, host: str, instance_uuid: str, *lines: str) -> None:
+        if not lines:
+            return  # nothing to say (a boot with no user data): no journal write on the boot path
         key = (host, instance_uuid)
         log = self._console.setdefault(key, [])
         log.extend(lines)
