@@ -17,9 +17,10 @@ the server itself sustains. A Python process runs one thread at a time, so the c
 spread over up to --client-processes processes (as that many users would be), each started and
 authenticated before the clock starts.
 
-With ``--peer DIR`` (another build's checkout, with its own .venv), each build serves in turn for
-``--rounds`` rounds, the order alternating, and the medians and their ratios end the output: the way to
-tell whether a change slowed the server, since one run's figures move by 10-20% on a shared machine.
+With ``--peer DIR`` (another build's checkout, with its own .venv), both builds serve at once and each
+figure is measured on one and then on the other, ``--rounds`` times, the order alternating; the medians
+and the median ratio of the pairs end the output. That is the way to tell whether a change slowed the
+server: one run's figures move by 20% and more on a shared machine, a pair measured together far less.
 
 Target on the 2-core machine: >= 50 VM cycles/s at concurrency 8, p99 create < 200 ms.
 """
@@ -34,6 +35,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -199,31 +201,36 @@ class Figure:
     line: str
 
 
-def measure(cloud: LiveCloud, cycles_per_level: int, seconds: float, processes: int) -> dict[str, Figure]:
-    """Every figure of one server, by name, in the order they are printed."""
-    figures: dict[str, Figure] = {}
-    base = floor(cloud, seconds, 8, processes)
-    figures["floor"] = Figure(base.rate, f"floor: authenticated no-op GET      {base.rate:8.1f} req/s (concurrency 8)"
-                              f"  server CPU {base.server_cpu * 1000:5.2f} ms/request"
-                              f"  client CPU {base.client_cpu * 1000:5.2f} ms")
-    for layer in ("resources", "session"):
-        for concurrency in (1, 8, 32):
-            run = cycles(cloud, concurrency, cycles_per_level, "m1.tiny", f"vm-{layer}-c{concurrency}", processes,
-                         layer)
-            figures[f"VM {layer} c{concurrency}"] = Figure(run.rate, (
-                f"VM cycles ({layer:>9}), concurrency {concurrency:>2}: {run.rate:6.1f} cycles/s"
-                f"  create p50 {statistics.median(run.latencies) * 1000:6.1f} ms"
-                f"  p99 {percentile(run.latencies, 0.99) * 1000:6.1f} ms"
-                f"  ({run.rate / base.rate:.3f} of the floor)"
-                f"  CPU/cycle: server {run.server_cpu * 1000:5.1f} ms, clients {run.client_cpu * 1000:5.1f} ms"
-                f"  {run.requests:4.1f} requests/cycle"))
-    run = cycles(cloud, 4, 40, "baremetal", "bm", processes)
-    figures["bare metal c4"] = Figure(run.rate, (
-        f"bare-metal cycles, concurrency 4:  {run.rate:8.1f} cycles/s"
-        f"  create p99 {percentile(run.latencies, 0.99) * 1000:6.1f} ms"
-        f"  ({run.rate / base.rate:.3f} of the floor)"
-        f"  CPU/cycle: server {run.server_cpu * 1000:5.1f} ms, clients {run.client_cpu * 1000:5.1f} ms"))
-    return figures
+FIGURES = ["floor", *(f"VM {layer} c{concurrency}" for layer in ("resources", "session") for concurrency in (1, 8, 32)),
+           "bare metal c4"]
+
+
+def measure(cloud: LiveCloud, name: str, args: argparse.Namespace, floor_rate: float) -> Figure:
+    """One of FIGURES on one server; ``floor_rate`` is that server's floor, for the ratio each line shows."""
+    processes = args.client_processes
+    if name == "floor":
+        base = floor(cloud, args.seconds, 8, processes)
+        return Figure(base.rate, f"floor: authenticated no-op GET      {base.rate:8.1f} req/s (concurrency 8)"
+                                 f"  server CPU {base.server_cpu * 1000:5.2f} ms/request"
+                                 f"  client CPU {base.client_cpu * 1000:5.2f} ms")
+    if name == "bare metal c4":
+        run = cycles(cloud, 4, 40, "baremetal", "bm", processes)
+        return Figure(run.rate, f"bare-metal cycles, concurrency 4:  {run.rate:8.1f} cycles/s"
+                                f"  create p99 {percentile(run.latencies, 0.99) * 1000:6.1f} ms"
+                                f"  ({run.rate / floor_rate:.3f} of the floor)"
+                                f"  CPU/cycle: server {run.server_cpu * 1000:5.1f} ms,"
+                                f" clients {run.client_cpu * 1000:5.1f} ms")
+    _, layer, level = name.split()
+    concurrency = int(level[1:])
+    run = cycles(cloud, concurrency, args.cycles, "m1.tiny", f"vm-{layer}-c{concurrency}-{time.monotonic_ns()}",
+                 processes, layer)
+    return Figure(run.rate, f"VM cycles ({layer:>9}), concurrency {concurrency:>2}: {run.rate:6.1f} cycles/s"
+                            f"  create p50 {statistics.median(run.latencies) * 1000:6.1f} ms"
+                            f"  p99 {percentile(run.latencies, 0.99) * 1000:6.1f} ms"
+                            f"  ({run.rate / floor_rate:.3f} of the floor)"
+                            f"  CPU/cycle: server {run.server_cpu * 1000:5.1f} ms,"
+                            f" clients {run.client_cpu * 1000:5.1f} ms"
+                            f"  {run.requests:4.1f} requests/cycle")
 
 
 def main() -> None:
@@ -233,7 +240,7 @@ def main() -> None:
     parser.add_argument("--client-processes", type=int, default=4, help="processes the connections are spread over")
     parser.add_argument("--peer", type=Path, default=None,
                         help="another build's checkout, with its own .venv: measured in turn with this one")
-    parser.add_argument("--rounds", type=int, default=3, help="with --peer: turns each build is measured")
+    parser.add_argument("--rounds", type=int, default=3, help="with --peer: times each figure is measured")
     args = parser.parse_args()
     builds = {"this build": sys.executable}
     if args.peer is not None:
@@ -242,24 +249,35 @@ def main() -> None:
             parser.error(f"{peer_python} does not exist: make the peer's venv (pip install -e '.[test]' in it)")
         builds["peer"] = str(peer_python)
     rounds = args.rounds if args.peer is not None else 1
-    measured: dict[str, list[dict[str, Figure]]] = {name: [] for name in builds}
-    for turn in range(rounds):
-        # The order alternates so that a machine that slows over the run favours neither build.
-        for name in (list(builds) if turn % 2 == 0 else list(reversed(builds))):
-            with live_cloud(python=builds[name]) as cloud:
-                figures = measure(cloud, args.cycles, args.seconds, args.client_processes)
-            measured[name].append(figures)
-            if args.peer is not None:
-                print(f"-- {name}, round {turn + 1} of {rounds}", flush=True)
-            for figure in figures.values():
-                print(figure.line, flush=True)
+    ratios: dict[str, list[float]] = {name: [] for name in FIGURES}
+    rates: dict[str, dict[str, list[float]]] = {build: {name: [] for name in FIGURES} for build in builds}
+    with ExitStack() as stack:
+        # Both servers are up at once, the idle one costing nothing: each figure is measured on one and
+        # then at once on the other, the order alternating, so that a machine whose speed drifts over
+        # minutes (a shared host's does, by 20% and more) moves both of a pair alike.
+        clouds = {build: stack.enter_context(live_cloud(python=python)) for build, python in builds.items()}
+        floors = dict.fromkeys(builds, 0.0)
+        for turn in range(rounds):
+            for index, name in enumerate(FIGURES):
+                order = list(builds) if (turn + index) % 2 == 0 else list(reversed(builds))
+                for build in order:
+                    figure = measure(clouds[build], name, args, floors[build])
+                    if name == "floor":
+                        floors[build] = figure.rate
+                    rates[build][name].append(figure.rate)
+                    prefix = f"[{build}, round {turn + 1}] " if args.peer is not None else ""
+                    print(prefix + figure.line, flush=True)
+                if args.peer is not None:
+                    ratios[name].append(rates["this build"][name][-1] / rates["peer"][name][-1])
     if args.peer is None:
         return
-    print(f"\nmedian of {rounds} rounds: this build, the peer ({args.peer}), and their ratio")
-    for key in measured["this build"][0]:
-        ours = statistics.median(run[key].rate for run in measured["this build"])
-        theirs = statistics.median(run[key].rate for run in measured["peer"])
-        print(f"{key:<20} {ours:8.1f} {theirs:8.1f}  {ours / theirs:6.3f}")
+    print(f"\nover {rounds} rounds: the medians of this build and of the peer ({args.peer}), and the median"
+          f" of the ratio of each pair measured together (the spread of those ratios after it)")
+    for name in FIGURES:
+        ours = statistics.median(rates["this build"][name])
+        theirs = statistics.median(rates["peer"][name])
+        spread = f"{min(ratios[name]):.2f}-{max(ratios[name]):.2f}"
+        print(f"{name:<20} {ours:8.1f} {theirs:8.1f}  ratio {statistics.median(ratios[name]):6.3f}  ({spread})")
 
 
 if __name__ == "__main__":
