@@ -201,8 +201,13 @@ class Figure:
     line: str
 
 
-FIGURES = ["floor", *(f"VM {layer} c{concurrency}" for layer in ("resources", "session") for concurrency in (1, 8, 32)),
-           "bare metal c4"]
+# Each figure's name, and for a VM figure the layer and the concurrency it runs at.
+FIGURES: dict[str, tuple[str, int] | None] = {
+    "floor": None,
+    **{f"VM {layer} c{concurrency}": (layer, concurrency)
+       for layer in ("resources", "session") for concurrency in (1, 8, 32)},
+    "bare metal c4": None,
+}
 
 
 def measure(cloud: LiveCloud, name: str, args: argparse.Namespace, floor_rate: float) -> Figure:
@@ -220,8 +225,9 @@ def measure(cloud: LiveCloud, name: str, args: argparse.Namespace, floor_rate: f
                                 f"  ({run.rate / floor_rate:.3f} of the floor)"
                                 f"  CPU/cycle: server {run.server_cpu * 1000:5.1f} ms,"
                                 f" clients {run.client_cpu * 1000:5.1f} ms")
-    _, layer, level = name.split()
-    concurrency = int(level[1:])
+    vm = FIGURES[name]
+    assert vm is not None, name
+    layer, concurrency = vm
     run = cycles(cloud, concurrency, args.cycles, "m1.tiny", f"vm-{layer}-c{concurrency}-{time.monotonic_ns()}",
                  processes, layer)
     return Figure(run.rate, f"VM cycles ({layer:>9}), concurrency {concurrency:>2}: {run.rate:6.1f} cycles/s"
