@@ -247,7 +247,10 @@ def main() -> None:
     parser.add_argument("--peer", type=Path, default=None,
                         help="another build's checkout, with its own .venv: measured in turn with this one")
     parser.add_argument("--rounds", type=int, default=3, help="with --peer: times each figure is measured")
+    parser.add_argument("--figure", action="append", choices=list(FIGURES), default=None,
+                        help="measure only this figure (repeatable; the floor is always measured, for the ratios)")
     args = parser.parse_args()
+    names = ["floor", *(name for name in FIGURES if name != "floor" and name in (args.figure or FIGURES))]
     builds = {"this build": sys.executable}
     if args.peer is not None:
         peer_python = args.peer / ".venv" / "bin" / "python"
@@ -255,8 +258,8 @@ def main() -> None:
             parser.error(f"{peer_python} does not exist: make the peer's venv (pip install -e '.[test]' in it)")
         builds["peer"] = str(peer_python)
     rounds = args.rounds if args.peer is not None else 1
-    ratios: dict[str, list[float]] = {name: [] for name in FIGURES}
-    rates: dict[str, dict[str, list[float]]] = {build: {name: [] for name in FIGURES} for build in builds}
+    ratios: dict[str, list[float]] = {name: [] for name in names}
+    rates: dict[str, dict[str, list[float]]] = {build: {name: [] for name in names} for build in builds}
     with ExitStack() as stack:
         # Both servers are up at once, the idle one costing nothing: each figure is measured on one and
         # then at once on the other, the order alternating, so that a machine whose speed drifts over
@@ -264,7 +267,7 @@ def main() -> None:
         clouds = {build: stack.enter_context(live_cloud(python=python)) for build, python in builds.items()}
         floors = dict.fromkeys(builds, 0.0)
         for turn in range(rounds):
-            for index, name in enumerate(FIGURES):
+            for index, name in enumerate(names):
                 order = list(builds) if (turn + index) % 2 == 0 else list(reversed(builds))
                 for build in order:
                     figure = measure(clouds[build], name, args, floors[build])
@@ -279,7 +282,7 @@ def main() -> None:
         return
     print(f"\nover {rounds} rounds: the medians of this build and of the peer ({args.peer}), and the median"
           f" of the ratio of each pair measured together (the spread of those ratios after it)")
-    for name in FIGURES:
+    for name in names:
         ours = statistics.median(rates["this build"][name])
         theirs = statistics.median(rates["peer"][name])
         spread = f"{min(ratios[name]):.2f}-{max(ratios[name]):.2f}"

@@ -9,7 +9,7 @@ from tether import __version__
 
 # The newest revision in migrations/versions, known here without asking Alembic so that a current
 # database opens at once; test_migrations checks that it is the script directory's head.
-HEAD = "0017_list_indexes2"
+HEAD = "0018_write_path_indexes"
 # What a database written before migrations holds, recognised by its own version table.
 BASELINE = "0001_baseline"
 LEGACY_TABLE = "tether_schema"

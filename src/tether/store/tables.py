@@ -139,7 +139,6 @@ nodes = table_for(metadata, "nodes", baremetal.Node, primary_key=("uuid",), text
                          Index("ix_nodes_created", "created_at", "uuid"),
                          Index("ix_nodes_provision_state", "provision_state"),
                          Index("ix_nodes_maintenance", "maintenance"),
-                         Index("ix_nodes_reservation", "reservation"),
                          Index("ix_nodes_shard", "shard")))
 node_ports = table_for(metadata, "node_ports", baremetal.NodePort, primary_key=("uuid",),
                        extra=(UniqueConstraint("address", name="uq_node_ports_address"),
@@ -174,8 +173,7 @@ hypervisors = table_for(metadata, "hypervisors", compute.Hypervisor, primary_key
                         autoincrement="id",
                         extra=(UniqueConstraint("hostname", name="uq_hypervisors_hostname"),))
 instances = table_for(metadata, "instances", compute.Instance, primary_key=("uuid",), text=("user_data",),
-                      extra=(Index("ix_instances_project", "project_id"),
-                             Index("ix_instances_name", "name"),
+                      extra=(Index("ix_instances_name", "name"),
                              # nova's default order, newest first: one project's, and everyone's
                              Index("ix_instances_project_created", "project_id", "created_at", "uuid"),
                              Index("ix_instances_created", "created_at", "uuid"),

@@ -75,7 +75,7 @@ async def update_server(server_id: str, request: Request, raw: JsonBody,
             changes["hostname"] = hostname_field(value, version)
     compute = cloud(request).compute
     await compute.update_server(ctx, server_id, **changes)
-    record = await compute.server_record(ctx, server_id, with_hosts=ctx.is_admin and version.at_least("2.16"))
+    record = await compute.server_record(ctx, server_id, **views.record_reads(ctx, version))
     server = views.server_detail(request.app.state.base_url, record, version, ctx, show_server_groups=True)
     return JSONResponse({"server": basic_view(server, version)})
 

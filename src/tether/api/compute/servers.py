@@ -46,10 +46,6 @@ def base_url(request: Request) -> str:
     return request.app.state.base_url
 
 
-def _host_status_shown(ctx: RequestContext, version: Microversion) -> bool:
-    return ctx.is_admin and version.at_least("2.16")
-
-
 # -- listing ------------------------------------------------------------------------
 
 
@@ -71,7 +67,7 @@ async def _listed(request: Request, ctx: RequestContext, version: Microversion, 
                                                                      **query.columns) if query.keep(instance)]
         if query.address_checks:
             records = {record.instance.uuid: record for record in
-                       await compute.server_records(found, with_hosts=_host_status_shown(ctx, version))
+                       await compute.server_records(found, with_hosts=views.shows_host_status(ctx, version))
                        if query.keep_record(record)}
             found = [instance for instance in found if instance.uuid in records]
         chosen = ordered_page(query, found, marker)
@@ -79,7 +75,7 @@ async def _listed(request: Request, ctx: RequestContext, version: Microversion, 
     collection = "servers/detail" if detail else "servers"
     if detail:
         if records is None:
-            page = await compute.server_records(chosen, with_hosts=_host_status_shown(ctx, version))
+            page = await compute.server_records(chosen, with_hosts=views.shows_host_status(ctx, version))
         else:
             page = [records[instance.uuid] for instance in chosen]
         servers = [views.server_detail(base, record, version, ctx, show_server_groups=False) for record in page]
@@ -108,10 +104,8 @@ async def list_servers_detail(request: Request, ctx: RequestContext = Depends(ca
 async def show_server(server_id: str, request: Request, ctx: RequestContext = Depends(caller)) -> JSONResponse:
     version: Microversion = request.state.microversion
     compute = cloud(request).compute
-    record = await compute.server_record(ctx, server_id, with_hosts=_host_status_shown(ctx, version))
+    record = await compute.server_record(ctx, server_id, **views.record_reads(ctx, version))
     body = views.server_detail(base_url(request), record, version, ctx, show_server_groups=True)
-    if "server_groups" in body:
-        body["server_groups"] = await compute.server_groups_of(record.instance.uuid)
     return JSONResponse({"server": body})
 
 

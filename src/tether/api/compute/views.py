@@ -102,6 +102,19 @@ def server_status(instance: Instance) -> str:
     return "DELETED" if instance.deleted else instance.status
 
 
+def shows_host_status(ctx: RequestContext, version: Microversion) -> bool:
+    return ctx.is_admin and version.at_least("2.16")
+
+
+def shows_server_groups(version: Microversion) -> bool:
+    return version.at_least("2.71")
+
+
+def record_reads(ctx: RequestContext, version: Microversion) -> dict[str, bool]:
+    """What ``server_detail`` of one server shows beyond the instance, for ``server_record`` to read."""
+    return {"with_hosts": shows_host_status(ctx, version), "with_groups": shows_server_groups(version)}
+
+
 def server_detail(base: str, record: ServerRecord, version: Microversion, ctx: RequestContext, *,
                   show_server_groups: bool) -> dict[str, Any]:
     """One server as GET /servers/{id} (``show_server_groups``) or GET /servers/detail shows it."""
@@ -161,7 +174,7 @@ def server_detail(base: str, record: ServerRecord, version: Microversion, ctx: R
         body["security_groups"] = [{"name": name} for name in record.security_groups]
     if version.at_least("2.9"):
         body["locked"] = instance.locked
-    if version.at_least("2.16") and admin:
+    if shows_host_status(ctx, version):
         body["host_status"] = host_status(record)
     if version.at_least("2.19"):
         body["description"] = instance.description
@@ -169,8 +182,8 @@ def server_detail(base: str, record: ServerRecord, version: Microversion, ctx: R
         body["tags"] = list(instance.tags or [])
     if version.at_least("2.63"):
         body["trusted_image_certificates"] = None
-    if show_server_groups and version.at_least("2.71"):
-        body["server_groups"] = []
+    if show_server_groups and shows_server_groups(version):
+        body["server_groups"] = list(record.server_groups or [])
     if version.at_least("2.73"):
         body["locked_reason"] = instance.locked_reason
     if version.at_least("2.90") and not admin:

@@ -8,6 +8,7 @@ from dataclasses import KW_ONLY, dataclass
 
 from tether.domain.baremetal import Node
 from tether.domain.errors import baremetal as be
+from tether.domain.ids import is_uuid_like
 from tether.runtime.runtime import Runtime
 from tether.services.baremetal.lookup import NodeLookup
 from tether.store import repos
@@ -27,6 +28,10 @@ class NodeLock:
 
     async def acquire(self, uuid: str, timeout: float | None = LOCK_TIMEOUT) -> None:
         """Take the node's lock (ironic's exclusive task) and show it in Node.reservation."""
+        await self._reserve(uuid, timeout, read=False)
+
+    async def _reserve(self, uuid: str, timeout: float | None, *, read: bool) -> Node | None:
+        """``acquire``; with ``read``, the node as it is once held, read in the reservation's transaction."""
         if not await self.rt.locks.acquire("node", uuid, timeout=timeout):
             async with self.store.begin() as conn:
                 node = await repos.nodes.get(conn, uuid)
@@ -34,6 +39,7 @@ class NodeLock:
         try:
             async with self.store.begin() as conn:
                 await repos.nodes.update(conn, uuid, reservation=self.host)
+                return await repos.nodes.get(conn, uuid) if read else None
         except BaseException:
             self.rt.locks.release("node", uuid)
             raise
@@ -49,16 +55,15 @@ class NodeLock:
     @asynccontextmanager
     async def locked(self, ident: str) -> AsyncIterator[Node]:
         """API-level work on one node: a bounded wait for its lock (NodeLocked), then the node as it is now."""
-        node = await self.lookup.read(ident)
-        await self.acquire(node.uuid)
+        # A uuid names the lock itself: the node is read once, when the lock is held (a name is looked up).
+        uuid = ident.lower() if is_uuid_like(ident) else (await self.lookup.read(ident)).uuid
+        current = await self._reserve(uuid, LOCK_TIMEOUT, read=True)
         try:
-            async with self.store.begin() as conn:
-                current = await repos.nodes.get(conn, node.uuid)
             if current is None:
                 raise be.NodeNotFound(node=ident)
             yield current
         finally:
-            await self.release(node.uuid)
+            await self.release(uuid)
 
     async def forget_dead_reservations(self, conn: StoreConnection) -> None:
         """After a restart: clear the reservations this host's dead incarnation left on nodes nobody holds."""

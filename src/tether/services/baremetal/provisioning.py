@@ -67,7 +67,7 @@ class Provisioning:
     teardown: Teardown
     cleaning: Cleaning
 
-    async def set_provision_state(self, ctx: RequestContext, ident: str, target: str) -> Node:
+    async def set_provision_state(self, ctx: RequestContext, ident: str, target: str) -> None:
         require_admin(ctx, "baremetal:node:set_provision_state")
         event = VERBS.get(target) if isinstance(target, str) else None
         if event is None:
@@ -79,8 +79,7 @@ class Provisioning:
         self._check_request(await self.lookup.read(ident), target, event)
         async with self.lock.locked(ident) as node:
             self._check_request(node, target, event)
-            node = await self._start_provisioning(node, event)
-        return await self.lookup.read(node.uuid)
+            await self._start_provisioning(node, event)
 
     def _check_request(self, node: Node, target: str, event: str) -> None:
         refuse_illegal(node, target, event)

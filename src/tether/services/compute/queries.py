@@ -57,6 +57,8 @@ class ServerRecord:
     hypervisor: Hypervisor | None = None
     # The names of the security groups on the instance's ports, as nova reads them from neutron.
     security_groups: list[str] = field(default_factory=list)
+    # The server groups it is a member of, when they were asked for (None: not read).
+    server_groups: list[str] | None = None
 
 
 @dataclass
@@ -79,14 +81,18 @@ class ComputeQueries:
     # -- servers ------------------------------------------------------------------
 
     async def server_record(
-        self, ctx: RequestContext, uuid: str, *, with_hosts: bool = False
+        self, ctx: RequestContext, uuid: str, *, with_hosts: bool = False, with_groups: bool = False
     ) -> ServerRecord:
-        """One server's record; ``with_hosts`` reads its hypervisor too (for host_status)."""
+        """One server's record; ``with_hosts`` reads its hypervisor too (for host_status), ``with_groups``
+        its server groups."""
         if not is_uuid_like(uuid):
             raise ce.InstanceNotFound(instance_id=uuid)
         async with self.store.begin() as conn:
             instance = await visible_instance(conn, ctx, uuid)
             (record,) = await _records(conn, [instance], with_hosts)
+            if with_groups:
+                record.server_groups = [member.group_id for member in await repos.server_group_members.find(
+                    conn, instance_uuid=uuid)]
         return record
 
     async def server_records(

@@ -102,11 +102,6 @@ class ServerGroups:
             await repos.server_group_members.delete_where(conn, group_id=group.id)
             await repos.server_groups.delete(conn, group.id)
 
-    async def groups_of(self, instance_uuid: str) -> list[str]:
-        async with self.store.begin() as conn:
-            return [member.group_id for member in await repos.server_group_members.find(
-                conn, instance_uuid=instance_uuid)]
-
 
 async def _visible(conn: StoreConnection, ctx: RequestContext, group_id: str) -> ServerGroup:
     group = await repos.server_groups.get(conn, group_id)

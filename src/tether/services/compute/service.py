@@ -220,7 +220,6 @@ class ComputeService:
         self.server_groups = groups.server_groups
         self.server_group = groups.server_group
         self.delete_server_group = groups.delete_server_group
-        self.server_groups_of = groups.groups_of
         # flavor extra specs, access and description
         self.set_flavor_extra_specs = flavor_settings.set_extra_specs
         self.delete_flavor_extra_spec = flavor_settings.delete_extra_spec

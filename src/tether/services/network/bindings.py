@@ -8,7 +8,7 @@ it acts on the port as it is, not as the caller last saw it.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from tether.domain import port_states
@@ -116,14 +116,15 @@ class Bindings:
         return await self._change(conn, port, values)
 
     async def _change(self, conn: StoreConnection, port: Port, values: dict[str, Any]) -> Port:
-        await rows.update_port(conn, port, updated_at=self.rt.now(), **values)
-        changed = await rows.port(conn, port.id)
-        assert changed is not None
+        values = {**values, "updated_at": self.rt.now()}
+        await rows.update_port(conn, port, **values)
+        # The row now holds exactly these values: the port is made from them, not read back (a
+        # bare-metal deploy binds, re-MACs and unbinds a port on every cycle).
+        changed = replace(port, **values, fixed_ips=list(port.fixed_ips))
         if changed.mac_address != port.mac_address:
             subnets = await rows.subnets_of(conn, port.network_id)
             await fixed_ips.Allocator(conn, port.network_id, subnets).readdress(changed)
-            changed = await rows.port(conn, port.id)
-            assert changed is not None
+            (changed,) = await rows.with_fixed_ips(conn, [changed])
         return changed
 
 
