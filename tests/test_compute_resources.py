@@ -381,6 +381,11 @@ def test_anti_affinity_members_land_on_distinct_hosts_and_a_third_finds_no_valid
     shown = raw(admin, "GET", f"/os-server-groups/{group['id']}").json()["server_group"]
     assert set(shown["members"]) == {*servers, third}
     assert raw(admin, "GET", f"/servers/{servers[0]}").json()["server"]["server_groups"] == [group["id"]]
+    # nova's update answers with the server as a show does, its groups included
+    updated = raw(admin, "PUT", f"/servers/{servers[0]}", json={"server": {"description": "grouped"}})
+    assert updated.json()["server"]["server_groups"] == [group["id"]], updated.text
+    assert "server_groups" not in raw(admin, "PUT", f"/servers/{servers[0]}", "2.70",
+                                      json={"server": {"description": "grouped"}}).json()["server"]
     for server in [*servers, third]:
         admin.compute.delete_server(server)
 
