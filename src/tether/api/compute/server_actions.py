@@ -170,8 +170,8 @@ async def _rebuild(request: Request, ctx: RequestContext, server_id: str, body: 
     image_id = image_ref.rstrip("/").rsplit("/", 1)[-1]
     await compute.rebuild_server(ctx, server_id, image_id, preserve_ephemeral=preserve, **changes)
     record = await compute.server_record(ctx, server_id, **views.record_reads(ctx, version))
-    server = rebuilt_view(views.server_detail(request.app.state.base_url, record, version, ctx,
-                                              show_server_groups=True), version, record.instance.user_data)
+    server = rebuilt_view(views.server_detail(request.app.state.base_url, record, version, ctx), version,
+                          record.instance.user_data)
     server["adminPass"] = _password(body.get("adminPass"))
     return JSONResponse({"server": server}, status_code=202)
 

@@ -76,7 +76,7 @@ async def update_server(server_id: str, request: Request, raw: JsonBody,
     compute = cloud(request).compute
     await compute.update_server(ctx, server_id, **changes)
     record = await compute.server_record(ctx, server_id, **views.record_reads(ctx, version))
-    server = views.server_detail(request.app.state.base_url, record, version, ctx, show_server_groups=True)
+    server = views.server_detail(request.app.state.base_url, record, version, ctx)
     return JSONResponse({"server": basic_view(server, version)})
 
 

@@ -78,7 +78,7 @@ async def _listed(request: Request, ctx: RequestContext, version: Microversion, 
             page = await compute.server_records(chosen, with_hosts=views.shows_host_status(ctx, version))
         else:
             page = [records[instance.uuid] for instance in chosen]
-        servers = [views.server_detail(base, record, version, ctx, show_server_groups=False) for record in page]
+        servers = [views.server_detail(base, record, version, ctx) for record in page]
     else:
         servers = [views.server_basic(base, instance) for instance in chosen]
     return {"servers": servers,
@@ -105,7 +105,7 @@ async def show_server(server_id: str, request: Request, ctx: RequestContext = De
     version: Microversion = request.state.microversion
     compute = cloud(request).compute
     record = await compute.server_record(ctx, server_id, **views.record_reads(ctx, version))
-    body = views.server_detail(base_url(request), record, version, ctx, show_server_groups=True)
+    body = views.server_detail(base_url(request), record, version, ctx)
     return JSONResponse({"server": body})
 
 

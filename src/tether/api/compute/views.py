@@ -106,18 +106,15 @@ def shows_host_status(ctx: RequestContext, version: Microversion) -> bool:
     return ctx.is_admin and version.at_least("2.16")
 
 
-def shows_server_groups(version: Microversion) -> bool:
-    return version.at_least("2.71")
-
-
 def record_reads(ctx: RequestContext, version: Microversion) -> dict[str, bool]:
-    """What ``server_detail`` of one server shows beyond the instance, for ``server_record`` to read."""
-    return {"with_hosts": shows_host_status(ctx, version), "with_groups": shows_server_groups(version)}
+    """What ``server_detail`` of one server (show, update, rebuild) shows beyond the instance, for
+    ``server_record`` to read; a list shows no server groups, and its records hold none."""
+    return {"with_hosts": shows_host_status(ctx, version), "with_groups": version.at_least("2.71")}
 
 
-def server_detail(base: str, record: ServerRecord, version: Microversion, ctx: RequestContext, *,
-                  show_server_groups: bool) -> dict[str, Any]:
-    """One server as GET /servers/{id} (``show_server_groups``) or GET /servers/detail shows it."""
+def server_detail(base: str, record: ServerRecord, version: Microversion, ctx: RequestContext) -> dict[str, Any]:
+    """One server as GET /servers/{id} or GET /servers/detail shows it (the first with its server groups,
+    which its record holds when ``record_reads`` asked for them)."""
     instance = record.instance
     status = server_status(instance)
     admin = ctx.is_admin
@@ -182,8 +179,8 @@ def server_detail(base: str, record: ServerRecord, version: Microversion, ctx: R
         body["tags"] = list(instance.tags or [])
     if version.at_least("2.63"):
         body["trusted_image_certificates"] = None
-    if show_server_groups and shows_server_groups(version):
-        body["server_groups"] = list(record.server_groups or [])
+    if record.server_groups is not None:
+        body["server_groups"] = list(record.server_groups)
     if version.at_least("2.73"):
         body["locked_reason"] = instance.locked_reason
     if version.at_least("2.90") and not admin:
